@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * openbench (the seed's benchmark, sr71.net/~dave/linux/openbench.c): each
+ * thread loops open -> write 3 bytes -> close on its own file, on one
+ * mount or alternating between two (the seed's worst case).
+ *
+ * Model variants: __dentry_open() calls mnt_want_write() on the file's
+ * vfsmount and __fput() calls mnt_drop_write(), as in 2.6.26; the rest of
+ * the syscalls is --path-work-ns of uncontended busy work.  `real` makes
+ * the real syscalls on tmpfs files.  With --migrate each close runs on
+ * the next CPU of the placement (the thread really moves), so counts
+ * taken on one CPU are dropped on another.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/harness/kscale.h"
+#include "../lib/harness/options.h"
+#include "../lib/harness/tmpfs.h"
+#include "../lib/kernel/delay.h"
+#include "../models/mnt_writers/mnt_writers.h"
+
+#define MAX_MOUNTS	2
+#define CALIBRATION_OPS	2000
+
+struct file {
+	struct vfsmount *f_vfsmnt;
+	char data[8];		/* the file's page, as far as 3 bytes go */
+};
+
+struct openbench {
+	const struct mnt_writers_ops *ops;	/* NULL for `real` */
+	struct vfsmount *mnt[MAX_MOUNTS];
+	int mounts;
+	unsigned long path_ns;
+	bool migrate;
+};
+
+struct openbench_thread {
+	struct file file[MAX_MOUNTS];
+	char path[MAX_MOUNTS][320];
+};
+
+static struct tmpfs_dirs real_dirs;
+static unsigned long path_work_auto_ns;
+
+static void do_migrate(struct kscale_thread *t, int cpu)
+{
+	struct openbench *ob = t->run->priv;
+
+	if (ob->migrate)
+		kscale_migrate(t, cpu);
+}
+
+static int __dentry_open(struct openbench *ob, struct file *f)
+{
+	ndelay(ob->path_ns / 2);
+	return ob->ops->mnt_want_write(f->f_vfsmnt);
+}
+
+static void vfs_write(struct file *f, const char *buf, size_t count)
+{
+	memcpy(f->data, buf, count);
+	barrier();
+}
+
+static void __fput(struct openbench *ob, struct file *f)
+{
+	ob->ops->mnt_drop_write(f->f_vfsmnt);
+	ndelay(ob->path_ns - ob->path_ns / 2);
+}
+
+static void openbench_model(struct kscale_thread *t)
+{
+	struct openbench *ob = t->run->priv;
+	struct openbench_thread *ot = t->priv;
+	unsigned long i = 0;
+	struct file *f;
+	int ret;
+
+	while (kscale_running(t)) {
+		f = &ot->file[i++ % ob->mounts];
+		ret = __dentry_open(ob, f);
+		if (unlikely(ret)) {
+			kscale_fail(t->run, "mnt_want_write: %s", strerror(-ret));
+			return;
+		}
+		vfs_write(f, "abc", 3);
+		do_migrate(t, kscale_partner_cpu(t));
+		__fput(ob, f);
+		do_migrate(t, t->cpu);
+		kscale_count(t);
+	}
+}
+
+static int real_open_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	if (fd < 0 || write(fd, "abc", 3) != 3)
+		return -1;
+	return fd;
+}
+
+static void openbench_real(struct kscale_thread *t)
+{
+	struct openbench *ob = t->run->priv;
+	struct openbench_thread *ot = t->priv;
+	unsigned long i = 0;
+	const char *path;
+	int fd;
+
+	while (kscale_running(t)) {
+		path = ot->path[i++ % ob->mounts];
+		fd = real_open_write(path);
+		if (unlikely(fd < 0)) {
+			kscale_fail(t->run, "%s: %s", path, strerror(errno));
+			return;
+		}
+		do_migrate(t, kscale_partner_cpu(t));
+		close(fd);
+		do_migrate(t, t->cpu);
+		kscale_count(t);
+	}
+}
+
+static void openbench_loop(struct kscale_thread *t)
+{
+	struct openbench *ob = t->run->priv;
+
+	if (ob->ops)
+		openbench_model(t);
+	else
+		openbench_real(t);
+}
+
+static const struct mnt_writers_ops *variant_ops(const char *name)
+{
+	int i;
+
+	for (i = 0; i < mnt_writers_nr_variants; i++)
+		if (!strcmp(mnt_writers_variants[i]->name, name))
+			return mnt_writers_variants[i];
+	return NULL;
+}
+
+static int openbench_setup(struct kscale_run *run)
+{
+	struct openbench *ob = calloc(1, sizeof(*ob));
+	const char *path_ns = kscale_knob(run, "path_work_ns");
+	int i;
+
+	run->priv = ob;
+	ob->ops = variant_ops(kscale_variant(run));
+	ob->mounts = (int)kscale_knob_long(run, "mounts");
+	ob->migrate = kscale_knob_long(run, "migrate");
+	ob->path_ns = strcmp(path_ns, "auto") ? strtoul(path_ns, NULL, 10) :
+		      path_work_auto_ns;
+	if (ob->migrate && kscale_nr_usable_cpus(run) < 2)
+		return kscale_fail(run, "--migrate needs two usable CPUs");
+	if (!ob->ops)
+		return 0;
+	if (ob->ops->init)
+		ob->ops->init();
+	for (i = 0; i < ob->mounts; i++)
+		ob->mnt[i] = ob->ops->alloc_vfsmnt("kscale");
+	return 0;
+}
+
+static int openbench_thread_init(struct kscale_thread *t)
+{
+	struct openbench *ob = t->run->priv;
+	struct openbench_thread *ot = calloc(1, sizeof(*ot));
+	int i;
+
+	t->priv = ot;
+	for (i = 0; i < ob->mounts; i++) {
+		ot->file[i].f_vfsmnt = ob->mnt[i];
+		snprintf(ot->path[i], sizeof(ot->path[i]), "%s/file.%d",
+			 real_dirs.path[i % real_dirs.nr], t->id);
+	}
+	return 0;
+}
+
+/* Every open was closed: the summed writer count must be exactly zero. */
+static int openbench_teardown(struct kscale_run *run)
+{
+	struct openbench *ob = run->priv;
+	long writers;
+	int i;
+
+	for (i = 0; ob->ops && i < ob->mounts; i++) {
+		writers = ob->ops->mnt_writers(ob->mnt[i]);
+		if (writers)
+			kscale_fail(run, "mount %d: %ld writers after the run, "
+				    "expected 0", i, writers);
+		ob->ops->free_vfsmnt(ob->mnt[i]);
+	}
+	for (i = 0; i < run->nr_threads; i++)
+		free(run->threads[i].priv);
+	free(ob);
+	return run->failed ? -1 : 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The median of five timings of a real open/write/close on tmpfs. */
+static int measure_path_work(char *err, size_t len)
+{
+	char path[320];
+	double ns[5], t, tmp;
+	int i, j, fd;
+
+	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
+	for (i = 0; i < 5; i++) {
+		t = now_ns();
+		for (j = 0; j < CALIBRATION_OPS; j++) {
+			fd = real_open_write(path);
+			if (fd < 0) {
+				snprintf(err, len, "%s: %s", path,
+					 strerror(errno));
+				return -1;
+			}
+			close(fd);
+		}
+		ns[i] = (now_ns() - t) / CALIBRATION_OPS;
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			if (ns[j] < ns[i]) {
+				tmp = ns[i];
+				ns[i] = ns[j];
+				ns[j] = tmp;
+			}
+	path_work_auto_ns = (unsigned long)ns[2];
+	unlink(path);
+	return 0;
+}
+
+static int mnt_writers_init(const struct kscale_options *o, char *err,
+			    size_t len)
+{
+	calibrate_delay();
+	if (tmpfs_dirs_create(&real_dirs, MAX_MOUNTS, err, len) ||
+	    measure_path_work(err, len))
+		return -1;
+	kscale_add_context("path_work_ns_auto", "%lu", path_work_auto_ns);
+	kscale_add_context("delay_loops_per_ns", "%.3f", loops_per_ns);
+	if (kscale_variant_selected(o, "real")) {
+		kscale_add_context("real_mounts", "%s", real_dirs.how);
+		fprintf(stderr, "mnt_writers: real: %s\n", real_dirs.how);
+	}
+	return 0;
+}
+
+static int check_mounts(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, MAX_MOUNTS, err, len);
+}
+
+static int check_path_work(const char *v, char *err, size_t len)
+{
+	if (!strcmp(v, "auto"))
+		return 0;
+	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
+}
+
+static const struct kscale_workload workloads[] = {
+	{
+		.name = "openbench",
+		.doc = "open -> write 3 bytes -> close, one file per thread "
+		       "per mount",
+		.setup = openbench_setup,
+		.thread_init = openbench_thread_init,
+		.loop = openbench_loop,
+		.teardown = openbench_teardown,
+	},
+};
+
+static const struct kscale_variant variants[] = {
+	{ "none", "before the series: mnt_want_write only checks read-only" },
+	{ "atomic", "one atomic_t __mnt_writers per mount (seed: ~4x "
+		    "slowdown)" },
+	{ "pernode", "a spinlock and an atomic per node in each mount "
+		     "(seed: ~6% on 4-way SMP)" },
+	{ "percpu", "the seed (2.6.26): per-CPU mnt_writer caching the last "
+		    "mount (seed: 3% worst case)" },
+	{ "upstream", "today: per-mount per-CPU counters, MNT_WRITE_HOLD, "
+		      "mnt_hold_writers" },
+	{ "real", "the running kernel's open/write/close on tmpfs files "
+		  "(path work ignored)" },
+};
+
+static const struct kscale_knob knobs[] = {
+	{ "mounts", "1", "1, or 2 to alternate files on two mounts (the "
+	  "seed's worst case)", check_mounts },
+	{ "path_work_ns", "0", "ns of uncontended work per open/close, or "
+	  "auto (a real tmpfs open/write/close, measured)", check_path_work },
+	{ "migrate", "0", "1: close on another CPU than the open "
+	  "(writer-count imbalance)", kscale_check_bool },
+};
+
+const struct kscale_model kscale_model = {
+	.name = "mnt_writers",
+	.doc = "r/o bind mount writer counts (seed 000, 2.6.26 "
+	       "fs/namespace.c)",
+	.workloads = workloads,
+	.nr_workloads = 1,
+	.variants = variants,
+	.nr_variants = sizeof(variants) / sizeof(variants[0]),
+	.knobs = knobs,
+	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
+	.init = mnt_writers_init,
+};

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KSCALE_CPULIST_H
+#define KSCALE_CPULIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Parse "1,2,4", "1-8", "0-3,8" or "all" into a list: sorted without
+ * duplicates, or in the order given.  "all" stands for 1..all_max when all_max > 0 and is refused
+ * otherwise.  Returns 0, or -1 with a one-line reason in err.
+ */
+int cpulist_parse(const char *s, int all_max, bool sorted, int **out,
+		  int *nr, char *err, size_t errlen);
+
+#endif

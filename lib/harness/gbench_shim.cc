@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+// The only C++ in kscale: a thin layer between C bench code and Google
+// Benchmark 1.7.1 (see gbench.h).
+#include <atomic>
+#include <benchmark/benchmark.h>
+
+#include "gbench.h"
+
+static std::atomic<int> kb_errors;
+
+static void kb_threads_body(benchmark::State &state, kb_thread_fn fn,
+			    void *arg)
+{
+	struct kb_result res = {};
+
+	for (auto _ : state) {
+		fn(arg, state.thread_index(), &res);
+		state.SetIterationTime(res.seconds);
+	}
+	if (res.error) {
+		if (state.thread_index() == 0)
+			kb_errors++;
+		state.SkipWithError(res.error);
+		return;
+	}
+	for (int i = 0; i < res.nr_counters; i++)
+		state.counters[res.counters[i].name] = res.counters[i].value;
+}
+
+static void kb_batch_body(benchmark::State &state, kb_batch_fn fn, void *arg)
+{
+	while (state.KeepRunningBatch(state.max_iterations))
+		fn(arg, state.max_iterations);
+}
+
+extern "C" void kb_register_threads(const char *name, int threads,
+				    kb_thread_fn fn, void *arg)
+{
+	benchmark::RegisterBenchmark(name, kb_threads_body, fn, arg)
+		->Threads(threads)
+		->Iterations(1)
+		->UseManualTime();
+}
+
+extern "C" void kb_register_batch(const char *name, kb_batch_fn fn,
+				  void *arg)
+{
+	benchmark::RegisterBenchmark(name, kb_batch_body, fn, arg);
+}
+
+extern "C" void kb_add_context(const char *key, const char *value)
+{
+	benchmark::AddCustomContext(key, value);
+}
+
+extern "C" int kb_initialize(int *argc, char **argv)
+{
+	benchmark::Initialize(argc, argv);
+	return benchmark::ReportUnrecognizedArguments(*argc, argv) ? -1 : 0;
+}
+
+extern "C" int kb_run(void)
+{
+	benchmark::RunSpecifiedBenchmarks();
+	benchmark::Shutdown();
+	return kb_errors.load();
+}

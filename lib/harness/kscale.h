@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a model file provides and what it can call.
+ *
+ * A bench binary is lib/ plus one file that defines `kscale_model`: its
+ * workloads (each a loop that counts operations until told to stop),
+ * variants, and knobs.  The harness owns everything else: options,
+ * topology and pinning, the fixed measurement window, Google Benchmark
+ * registration, results and their context.
+ */
+#ifndef KSCALE_H
+#define KSCALE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../kernel/compiler.h"
+
+struct kscale_run;
+
+struct kscale_thread {
+	unsigned long ops;		/* written by its thread only */
+	struct kscale_run *run;
+	int id;				/* 0 .. nr_threads - 1 */
+	int cpu;			/* the CPU the plan gave it */
+	void *priv;			/* the workload's, per thread */
+} __attribute__((aligned(2 * SMP_CACHE_BYTES)));
+
+#define KSCALE_MAX_COUNTERS	16
+
+struct kscale_counter {
+	const char *name;
+	double value;
+};
+
+struct kscale_run {
+	const struct kscale_bench *bench;
+	int nr_threads;
+	struct kscale_thread *threads;
+	void *priv;			/* the workload's, shared */
+	int failed;			/* error[] is set: the run is void */
+	char error[256];
+	int nr_counters;
+	struct kscale_counter counters[KSCALE_MAX_COUNTERS];
+	int stop ____cacheline_aligned;
+};
+
+struct kscale_workload {
+	const char *name;
+	const char *doc;
+	/* Main thread, before the window; 0 or kscale_fail(). */
+	int (*setup)(struct kscale_run *run);
+	/* Each thread, pinned, before the window. */
+	int (*thread_init)(struct kscale_thread *t);
+	/* The test: `while (kscale_running(t)) { ...; kscale_count(t); }` */
+	void (*loop)(struct kscale_thread *t);
+	/* Main thread, after every thread left the loop: check, count, free. */
+	int (*teardown)(struct kscale_run *run);
+};
+
+struct kscale_variant {
+	const char *name;
+	const char *doc;
+};
+
+struct kscale_knob {
+	const char *name;		/* --name (with '-' for '_') */
+	const char *def;		/* default, a comma list */
+	const char *doc;
+	/* One value; 0, or -1 with a reason in err. */
+	int (*check)(const char *value, char *err, size_t len);
+};
+
+struct kscale_options;
+
+struct kscale_model {
+	const char *name;
+	const char *doc;
+	const struct kscale_workload *workloads;
+	int nr_workloads;
+	const struct kscale_variant *variants;
+	int nr_variants;
+	const struct kscale_knob *knobs;
+	int nr_knobs;
+	/* Once, before any run: calibrate, add context; 0 or -1 with err. */
+	int (*init)(const struct kscale_options *o, char *err, size_t len);
+};
+
+extern const struct kscale_model kscale_model;
+
+static inline bool kscale_running(struct kscale_thread *t)
+{
+	return likely(!READ_ONCE(t->run->stop));
+}
+
+static inline void kscale_count(struct kscale_thread *t)
+{
+	WRITE_ONCE(t->ops, t->ops + 1);
+}
+
+const char *kscale_variant(const struct kscale_run *run);
+const char *kscale_knob(const struct kscale_run *run, const char *name);
+long kscale_knob_long(const struct kscale_run *run, const char *name);
+int kscale_fail(struct kscale_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void kscale_set_counter(struct kscale_run *run, const char *name, double v);
+void kscale_add_context(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Move the calling thread to cpu and make it "this CPU". */
+int kscale_migrate(struct kscale_thread *t, int cpu);
+/* The next CPU after t's in the placement order, for migrations. */
+int kscale_partner_cpu(const struct kscale_thread *t);
+/* CPUs the placement can use (threads may be fewer). */
+int kscale_nr_usable_cpus(const struct kscale_run *run);
+
+int kscale_check_long(const char *value, long min, long max, char *err,
+		      size_t len);
+int kscale_check_bool(const char *value, char *err, size_t len);
+
+#endif

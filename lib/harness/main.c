@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main() of every bench binary: options, topology, one registered
+ * benchmark per workload x variant x knob value x thread count, then
+ * Google Benchmark runs them.  A results file is written whole or not at
+ * all: Google Benchmark writes a temporary file that is renamed only when
+ * every run succeeded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernel/percpu.h"
+#include "context.h"
+#include "cpulist.h"
+#include "options.h"
+#include "window.h"
+
+struct registry {
+	const struct kscale_model *m;
+	struct kscale_options *o;
+	const struct topology *t;
+	int *counts, nr_counts;
+	int *order, nr_order;
+	int nr_benches;
+};
+
+static char err[512];
+
+static __attribute__((noreturn)) void die(const char *prog, const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	exit(2);
+}
+
+const char *kscale_variant(const struct kscale_run *run)
+{
+	return run->bench->model->variants[run->bench->variant].name;
+}
+
+const char *kscale_knob(const struct kscale_run *run, const char *name)
+{
+	const struct kscale_model *m = run->bench->model;
+	int i;
+
+	for (i = 0; i < m->nr_knobs; i++)
+		if (!strcmp(m->knobs[i].name, name))
+			return run->bench->knob_value[i];
+	return NULL;
+}
+
+long kscale_knob_long(const struct kscale_run *run, const char *name)
+{
+	return strtol(kscale_knob(run, name), NULL, 10);
+}
+
+static char *bench_name(const struct registry *r, int w, int v,
+			const char **knob)
+{
+	size_t len = 4096, off;
+	char *name = malloc(len);
+	int i;
+
+	off = snprintf(name, len, "%s/%s/%s", r->m->name,
+		       r->m->workloads[w].name, r->m->variants[v].name);
+	for (i = 0; i < r->m->nr_knobs; i++)
+		off += snprintf(name + off, len - off, "/%s:%s",
+				r->m->knobs[i].name, knob[i]);
+	snprintf(name + off, len - off, "/placement:%s", r->o->placement);
+	return name;
+}
+
+static int distinct(const int *v, int n)
+{
+	int i, j, d = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && v[j] != v[i]; j++)
+			;
+		d += j == i;
+	}
+	return d;
+}
+
+static void register_one(struct registry *r, int w, int v, const char **knob,
+			 int threads)
+{
+	struct kscale_bench *b = calloc(1, sizeof(*b));
+
+	b->model = r->m;
+	b->workload = &r->m->workloads[w];
+	b->variant = v;
+	b->knob_value = malloc(r->m->nr_knobs * sizeof(char *));
+	memcpy(b->knob_value, knob, r->m->nr_knobs * sizeof(char *));
+	b->nr_threads = threads;
+	b->cpu_of_thread = malloc(threads * sizeof(int));
+	if (placement_plan(r->t, &r->o->placement_policy, threads,
+			   r->o->oversubscribe, b->cpu_of_thread, err,
+			   sizeof(err)))
+		die(r->m->name, err);
+	b->nr_distinct_cpus = distinct(b->cpu_of_thread, threads);
+	b->order = r->order;
+	b->nr_order = r->nr_order;
+	b->duration = r->o->duration;
+	b->warmup = r->o->warmup;
+	b->name = bench_name(r, w, v, knob);
+	if (kscale_bench_init(b))
+		die(r->m->name, "cannot create the run's barriers");
+	kb_register_threads(b->name, threads, kscale_bench_thread, b);
+	r->nr_benches++;
+}
+
+/* Every combination of knob values, the first knob varying slowest. */
+static void register_knobs(struct registry *r, int w, int v, const char **knob,
+			   int k)
+{
+	int i;
+
+	if (k == r->m->nr_knobs) {
+		for (i = 0; i < r->nr_counts; i++)
+			register_one(r, w, v, knob, r->counts[i]);
+		return;
+	}
+	for (i = 0; i < r->o->knobs[k].nr; i++) {
+		knob[k] = r->o->knobs[k].value[i];
+		register_knobs(r, w, v, knob, k + 1);
+	}
+}
+
+static void register_all(struct registry *r)
+{
+	const char **knob = calloc(r->m->nr_knobs + 1, sizeof(char *));
+	int w, v;
+
+	for (w = 0; w < r->m->nr_workloads; w++)
+		for (v = 0; v < r->m->nr_variants; v++)
+			if (r->o->workload_on[w] && r->o->variant_on[v])
+				register_knobs(r, w, v, knob, 0);
+	free(knob);
+}
+
+static void select_names(struct registry *r)
+{
+	const struct kscale_model *m = r->m;
+	const char **names = malloc((m->nr_workloads + m->nr_variants) *
+				    sizeof(char *));
+	int i;
+
+	r->o->workload_on = calloc(m->nr_workloads, sizeof(bool));
+	r->o->variant_on = calloc(m->nr_variants, sizeof(bool));
+	for (i = 0; i < m->nr_workloads; i++)
+		names[i] = m->workloads[i].name;
+	if (options_select(r->o->workloads, "workload", names,
+			   m->nr_workloads, r->o->workload_on, err, sizeof(err)))
+		die(m->name, err);
+	for (i = 0; i < m->nr_variants; i++)
+		names[i] = m->variants[i].name;
+	if (options_select(r->o->variants, "variant", names, m->nr_variants,
+			   r->o->variant_on, err, sizeof(err)))
+		die(m->name, err);
+	free(names);
+}
+
+static void select_counts(struct registry *r)
+{
+	int i, max = r->o->oversubscribe ? 1 << 16 : r->nr_order;
+
+	if (!r->o->cpus) {
+		r->counts = malloc((r->t->nr_nodes + 2) * sizeof(int));
+		r->nr_counts = topology_default_counts(r->t, r->counts);
+		return;
+	}
+	if (cpulist_parse(r->o->cpus, r->nr_order, true, &r->counts,
+			  &r->nr_counts, err, sizeof(err)))
+		die(r->m->name, err);
+	for (i = 0; i < r->nr_counts; i++) {
+		if (r->counts[i] < 1)
+			die(r->m->name, "--cpus: thread counts start at 1");
+		if (r->counts[i] > max) {
+			snprintf(err, sizeof(err), "--cpus: %d threads but only "
+				 "%d CPUs are usable with placement %s (add "
+				 "--oversubscribe to share CPUs)",
+				 r->counts[i], r->nr_order, r->o->placement);
+			die(r->m->name, err);
+		}
+	}
+}
+
+static void dry_run(const struct registry *r)
+{
+	int *cpu, i, j;
+
+	printf("%s: %d CPUs allowed on %d node(s)%s; placement %s\n",
+	       r->m->name, r->t->nr_cpus, r->t->nr_nodes,
+	       r->t->emulated ? " (emulated, memory not bound)" : "",
+	       r->o->placement);
+	for (i = 0; i < r->nr_counts; i++) {
+		cpu = malloc(r->counts[i] * sizeof(int));
+		if (placement_plan(r->t, &r->o->placement_policy, r->counts[i],
+				   r->o->oversubscribe, cpu, err, sizeof(err)))
+			die(r->m->name, err);
+		printf("threads %d:\n", r->counts[i]);
+		for (j = 0; j < r->counts[i]; j++)
+			printf("  thread %d -> cpu %d -> node %d\n", j, cpu[j],
+			       r->t->cpu_node[cpu[j]]);
+		free(cpu);
+	}
+}
+
+static void setup_topology(struct registry *r, struct topology *t,
+			   struct kscale_options *o)
+{
+	if (topology_from_system(t, err, sizeof(err)))
+		die(r->m->name, err);
+	if (o->numa_emulate && topology_emulate(t, o->numa_emulate, err,
+						sizeof(err)))
+		die(r->m->name, err);
+	percpu_setup(t);
+	if (placement_parse(o->placement, &o->placement_policy, err,
+			    sizeof(err)))
+		die(r->m->name, err);
+	r->order = malloc((t->nr_cpus + o->placement_policy.nr_list) *
+			  sizeof(int));
+	r->nr_order = placement_order(t, &o->placement_policy, r->order, err,
+				      sizeof(err));
+	if (r->nr_order < 0)
+		die(r->m->name, err);
+}
+
+/* Google Benchmark writes a temporary file; it is renamed on success. */
+static char *redirect_out(struct kscale_options *o)
+{
+	char *tmp, *flag;
+
+	if (!o->out)
+		return NULL;
+	if (!*o->out)
+		die(o->prog, "--benchmark_out needs a file name");
+	if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0 ||
+	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
+		die(o->prog, "out of memory");
+	o->gb_argv[o->gb_argc++] = flag;
+	return tmp;
+}
+
+static int finish_out(const struct kscale_options *o, const char *tmp,
+		      int failed)
+{
+	if (failed || kscale_warnings()) {
+		fprintf(stderr, "%s: %d run(s) failed, %lu warning(s)%s%s\n",
+			o->prog, failed, kscale_warnings(),
+			tmp ? "; not written: " : "", tmp ? o->out : "");
+		if (tmp)
+			unlink(tmp);
+		return 1;
+	}
+	if (tmp && rename(tmp, o->out)) {
+		fprintf(stderr, "%s: cannot write %s\n", o->prog, o->out);
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct kscale_model *m = &kscale_model;
+	struct kscale_options o;
+	struct registry r = { .m = m, .o = &o };
+	struct topology t;
+	char *tmp;
+
+	r.t = &t;
+	if (options_parse(&o, m, argc, argv, err, sizeof(err)))
+		die(m->name, err);
+	if (o.help || o.list) {
+		o.help ? options_usage(m) : options_list(m);
+		return 0;
+	}
+	setup_topology(&r, &t, &o);
+	select_names(&r);
+	select_counts(&r);
+	if (o.dry_run) {
+		dry_run(&r);
+		return 0;
+	}
+	tmp = redirect_out(&o);
+	if (kb_initialize(&o.gb_argc, o.gb_argv))
+		return 2;	/* Google Benchmark said which flag */
+	context_add_system(&t, &o);
+	context_add_model(m, &o);
+	if (m->init && m->init(&o, err, sizeof(err)))
+		die(m->name, err);
+	register_all(&r);
+	kscale_progress_total(r.nr_benches * o.repetitions);
+	return finish_out(&o, tmp, kb_run());
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The flags every bench binary takes, and the model's knobs. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define MAX_SECONDS	3600.0
+
+static const char *flag_value(const char *arg, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	if (strncmp(arg, flag, n))
+		return NULL;
+	if (arg[n] == '=')
+		return arg + n + 1;
+	return arg[n] ? NULL : "";
+}
+
+/* "0.5", "2s", "250ms": seconds, finite, within (min, MAX_SECONDS]. */
+static int parse_seconds(const char *flag, const char *s, double min_excl,
+			 double *out, char *err, size_t len)
+{
+	char *end;
+	double v, scale = 1.0;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!strcmp(end, "ms"))
+		scale = 1e-3;
+	else if (*end && strcmp(end, "s"))
+		end = NULL;
+	v *= scale;
+	if (!*s || !end || errno || !isfinite(v) || v <= min_excl ||
+	    v > MAX_SECONDS) {
+		snprintf(err, len, "%s=%s: expected seconds above %g and at "
+			 "most %g (e.g. 0.5, 2s, 250ms)", flag, s, min_excl,
+			 MAX_SECONDS);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int split_list(const char *s, struct knob_values *kv)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+
+	kv->nr = 0;
+	kv->value = calloc(strlen(s) + 1, sizeof(char *));
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		kv->value[kv->nr++] = strdup(tok);
+	free(copy);
+	return kv->nr ? 0 : -1;
+}
+
+static int set_knob(const struct kscale_knob *k, struct knob_values *kv,
+		    const char *value, char *err, size_t len)
+{
+	int i;
+
+	if (split_list(value, kv)) {
+		snprintf(err, len, "--%s: empty value", k->name);
+		return -1;
+	}
+	for (i = 0; i < kv->nr; i++) {
+		char why[160];
+
+		if (k->check(kv->value[i], why, sizeof(why))) {
+			snprintf(err, len, "--%s=%s: %s", k->name,
+				 kv->value[i], why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --mounts=2 or --path-work-ns=auto: '-' in flags stands for '_'. */
+static const char *knob_flag_value(const char *arg, const char *name)
+{
+	char flag[96];
+	size_t i;
+
+	snprintf(flag, sizeof(flag), "--%s", name);
+	for (i = 2; flag[i]; i++)
+		if (flag[i] == '_')
+			flag[i] = '-';
+	return flag_value(arg, flag);
+}
+
+static int parse_knob(struct kscale_options *o, const struct kscale_model *m,
+		      const char *arg, char *err, size_t len, bool *matched)
+{
+	const char *v;
+	int i;
+
+	for (i = 0; i < m->nr_knobs; i++) {
+		v = knob_flag_value(arg, m->knobs[i].name);
+		if (!v)
+			continue;
+		*matched = true;
+		/* a bare boolean flag, e.g. --migrate */
+		return set_knob(&m->knobs[i], &o->knobs[i], *v ? v : "1",
+				err, len);
+	}
+	*matched = false;
+	return 0;
+}
+
+static int parse_gbench(struct kscale_options *o, char *arg)
+{
+	const char *v;
+
+	if (strncmp(arg, "--benchmark_", 12) && strncmp(arg, "--v=", 4))
+		return 0;
+	v = flag_value(arg, "--benchmark_out");
+	if (v) {
+		o->out = v;
+		return 1;
+	}
+	v = flag_value(arg, "--benchmark_repetitions");
+	if (v)
+		o->repetitions = atoi(v) > 0 ? atoi(v) : 1;
+	o->gb_argv[o->gb_argc++] = arg;
+	return 1;
+}
+
+static int parse_int(const char *flag, const char *s, int min, int *out,
+		     char *err, size_t len)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > (1 << 20)) {
+		snprintf(err, len, "%s=%s: expected a whole number from %d",
+			 flag, s, min);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_flag(struct kscale_options *o, const char *arg, char *err,
+		      size_t len)
+{
+	const char *v;
+
+	if ((v = flag_value(arg, "--cpus")))
+		o->cpus = v;
+	else if ((v = flag_value(arg, "--placement")))
+		o->placement = v;
+	else if ((v = flag_value(arg, "--workloads")))
+		o->workloads = v;
+	else if ((v = flag_value(arg, "--variants")))
+		o->variants = v;
+	else if ((v = flag_value(arg, "--duration")))
+		return parse_seconds("--duration", v, 0, &o->duration, err, len);
+	else if ((v = flag_value(arg, "--warmup")))
+		return parse_seconds("--warmup", v, -1e-9, &o->warmup, err, len);
+	else if ((v = flag_value(arg, "--numa-emulate")))
+		return parse_int("--numa-emulate", v, 1, &o->numa_emulate, err,
+				 len);
+	else if (!strcmp(arg, "--dry-run"))
+		o->dry_run = true;
+	else if (!strcmp(arg, "--list"))
+		o->list = true;
+	else if (!strcmp(arg, "--oversubscribe"))
+		o->oversubscribe = true;
+	else if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+		o->help = true;
+	else {
+		snprintf(err, len, "unknown option '%s' (see --help)", arg);
+		return -1;
+	}
+	if (v && !*v) {
+		snprintf(err, len, "%s needs a value", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static void options_defaults(struct kscale_options *o,
+			     const struct kscale_model *m, int argc, char **argv)
+{
+	memset(o, 0, sizeof(*o));
+	o->prog = m->name;
+	o->placement = "compact";
+	o->duration = 1.0;
+	o->warmup = 0.2;
+	o->repetitions = 1;
+	o->knobs = calloc(m->nr_knobs, sizeof(*o->knobs));
+	o->gb_argv = calloc(argc + 1, sizeof(char *));
+	o->gb_argv[o->gb_argc++] = argv[0];
+}
+
+int options_parse(struct kscale_options *o, const struct kscale_model *m,
+		  int argc, char **argv, char *err, size_t len)
+{
+	bool matched;
+	int i;
+
+	options_defaults(o, m, argc, argv);
+	for (i = 0; i < m->nr_knobs; i++)
+		if (set_knob(&m->knobs[i], &o->knobs[i], m->knobs[i].def,
+			     err, len))
+			return -1;
+	for (i = 1; i < argc; i++) {
+		if (parse_gbench(o, argv[i]))
+			continue;
+		if (parse_knob(o, m, argv[i], err, len, &matched))
+			return -1;
+		if (!matched && parse_flag(o, argv[i], err, len))
+			return -1;
+	}
+	return 0;
+}
+
+int options_select(const char *list, const char *what, const char **names,
+		   int nr, bool *on, char *err, size_t len)
+{
+	struct knob_values kv;
+	int i, j;
+
+	for (i = 0; i < nr; i++)
+		on[i] = !list;
+	if (!list)
+		return 0;
+	if (split_list(list, &kv)) {
+		snprintf(err, len, "--%ss: empty list", what);
+		return -1;
+	}
+	for (j = 0; j < kv.nr; j++) {
+		for (i = 0; i < nr && strcmp(names[i], kv.value[j]); i++)
+			;
+		if (i == nr) {
+			snprintf(err, len, "unknown %s '%s' (see --list)",
+				 what, kv.value[j]);
+			return -1;
+		}
+		on[i] = true;
+	}
+	return 0;
+}
+
+void options_usage(const struct kscale_model *m)
+{
+	int i;
+
+	printf("usage: %s [OPTION]... [--benchmark_*...]\n%s\n\n", m->name,
+	       m->doc);
+	printf("Common options:\n"
+	       "  --cpus=LIST          thread counts: 1,2,4 | 1-8 | all "
+	       "(default: 1, each node boundary, all)\n"
+	       "  --placement=POLICY   compact (fill a node first), spread "
+	       "(round-robin over nodes), list:0,2,4\n"
+	       "  --workloads=LIST     workloads to run (default all)\n"
+	       "  --variants=LIST      variants to run (default all)\n"
+	       "  --duration=SECONDS   measurement window per run (default 1)\n"
+	       "  --warmup=SECONDS     warm-up before the window (default 0.2)\n"
+	       "  --numa-emulate=N     split the allowed CPUs into N pretend "
+	       "nodes (memory not bound)\n"
+	       "  --oversubscribe      allow more threads than CPUs\n"
+	       "  --dry-run            print the thread -> CPU -> node plan and "
+	       "exit\n"
+	       "  --list               list workloads, variants and knobs\n"
+	       "  --help               this text\n"
+	       "  --benchmark_*        Google Benchmark's own flags, e.g. "
+	       "--benchmark_repetitions=9\n"
+	       "                       --benchmark_out=FILE "
+	       "(written whole or not at all)\n\nModel knobs (comma lists "
+	       "run every value):\n");
+	for (i = 0; i < m->nr_knobs; i++)
+		printf("  --%-19s %s (default %s)\n", m->knobs[i].name,
+		       m->knobs[i].doc, m->knobs[i].def);
+}
+
+void options_list(const struct kscale_model *m)
+{
+	int i;
+
+	printf("model %s: %s\n", m->name, m->doc);
+	for (i = 0; i < m->nr_workloads; i++)
+		printf("  workload %-12s %s\n", m->workloads[i].name,
+		       m->workloads[i].doc);
+	for (i = 0; i < m->nr_variants; i++)
+		printf("  variant  %-12s %s\n", m->variants[i].name,
+		       m->variants[i].doc);
+	for (i = 0; i < m->nr_knobs; i++)
+		printf("  knob     %-12s %s (default %s)\n", m->knobs[i].name,
+		       m->knobs[i].doc, m->knobs[i].def);
+}
+
+bool kscale_variant_selected(const struct kscale_options *o, const char *name)
+{
+	const struct kscale_model *m = &kscale_model;
+	int i;
+
+	for (i = 0; i < m->nr_variants; i++)
+		if (!strcmp(m->variants[i].name, name))
+			return o->variant_on[i];
+	return false;
+}
+
+int kscale_check_long(const char *value, long min, long max, char *err,
+		      size_t len)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (!*value || *end || errno || v < min || v > max) {
+		snprintf(err, len, "expected a whole number from %ld to %ld",
+			 min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int kscale_check_bool(const char *value, char *err, size_t len)
+{
+	return kscale_check_long(value, 0, 1, err, len);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KSCALE_OPTIONS_H
+#define KSCALE_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "kscale.h"
+#include "topology.h"
+
+struct knob_values {
+	char **value;
+	int nr;
+};
+
+struct kscale_options {
+	const char *prog;
+	const char *cpus;		/* --cpus as given, NULL for the default */
+	const char *placement;
+	struct placement placement_policy;
+	const char *workloads;
+	const char *variants;
+	double duration;
+	double warmup;
+	int numa_emulate;
+	bool dry_run;
+	bool list;
+	bool help;
+	bool oversubscribe;
+	bool *workload_on;		/* [nr_workloads] after --workloads */
+	bool *variant_on;		/* [nr_variants] after --variants */
+	struct knob_values *knobs;	/* [kscale_model.nr_knobs] */
+	const char *out;		/* --benchmark_out, written via a temp file */
+	int repetitions;		/* --benchmark_repetitions, for progress */
+	int gb_argc;			/* Google Benchmark's own flags */
+	char **gb_argv;
+};
+
+int options_parse(struct kscale_options *o, const struct kscale_model *m,
+		  int argc, char **argv, char *err, size_t len);
+void options_usage(const struct kscale_model *m);
+void options_list(const struct kscale_model *m);
+bool kscale_variant_selected(const struct kscale_options *o,
+			     const char *name);
+int options_select(const char *list, const char *what, const char **names,
+		   int nr, bool *on, char *err, size_t len);
+
+#endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tmpfs.h"
+
+static char base[256];
+static struct tmpfs_dirs *cleanup_dirs;
+
+static void tmpfs_dirs_remove(void)
+{
+	char cmd[512];
+	int i;
+
+	for (i = 0; cleanup_dirs && i < cleanup_dirs->nr; i++)
+		umount2(cleanup_dirs->path[i], MNT_DETACH);
+	/* the directories hold only the benchmark's own small files */
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", base);
+	if (base[0] && system(cmd))
+		fprintf(stderr, "kscale: could not remove %s\n", base);
+}
+
+static bool private_namespace(void)
+{
+	return !unshare(CLONE_NEWNS) &&
+	       !mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+static int mount_all(struct tmpfs_dirs *d)
+{
+	int i;
+
+	for (i = 0; i < d->nr; i++)
+		if (mount("kscale", d->path[i], "tmpfs", 0, "size=64m"))
+			return -1;
+	return 0;
+}
+
+int tmpfs_dirs_create(struct tmpfs_dirs *d, int nr, char *err, size_t len)
+{
+	const char *root = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
+	int i, why = 0;
+
+	d->nr = nr;
+	snprintf(base, sizeof(base), "%s/kscale.XXXXXX", root);
+	if (!mkdtemp(base)) {
+		snprintf(err, len, "cannot create a directory in %s: %s",
+			 root, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		snprintf(d->path[i], sizeof(d->path[i]), "%s/m%d", base, i);
+		mkdir(d->path[i], 0700);
+	}
+	cleanup_dirs = d;
+	atexit(tmpfs_dirs_remove);
+	d->mounted = private_namespace() && !mount_all(d);
+	if (!d->mounted)
+		why = errno;
+	snprintf(d->how, sizeof(d->how), d->mounted ?
+		 "%d tmpfs mounts in a private mount namespace" :
+		 "%d directories on one mount (%s; cannot mount: %s)", nr,
+		 root, strerror(why));
+	return 0;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernel/percpu.h"
+#include "topology.h"
+#include "window.h"
+
+static int progress_done, progress_total;
+
+void kscale_progress_total(int total)
+{
+	progress_total = total;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+static void snapshot(const struct kscale_run *run, unsigned long *ops)
+{
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++)
+		ops[i] = READ_ONCE(run->threads[i].ops);
+}
+
+static void set_counters(struct kscale_bench *b, const unsigned long *start,
+			 const unsigned long *end)
+{
+	struct kscale_run *run = &b->run;
+	double total = 0, min = -1, max = 0, d;
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++) {
+		d = (double)(end[i] - start[i]);
+		total += d;
+		min = min < 0 || d < min ? d : min;
+		max = d > max ? d : max;
+	}
+	kscale_set_counter(run, "ops_per_sec", total / b->window);
+	kscale_set_counter(run, "ops_per_sec_per_cpu",
+			   total / b->window / b->nr_distinct_cpus);
+	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
+}
+
+/* Warm up, then one window between two snapshots of every counter. */
+static void *controller(void *arg)
+{
+	struct kscale_bench *b = arg;
+	struct kscale_run *run = &b->run;
+	unsigned long *start = calloc(run->nr_threads, sizeof(*start));
+	unsigned long *end = calloc(run->nr_threads, sizeof(*end));
+	double t0, t1;
+
+	pthread_barrier_wait(&b->window_met);
+	sleep_until(now() + b->warmup);
+	snapshot(run, start);
+	t0 = now();
+	sleep_until(t0 + b->duration);
+	snapshot(run, end);
+	t1 = now();
+	WRITE_ONCE(run->stop, 1);
+	b->window = t1 - t0;
+	set_counters(b, start, end);
+	pthread_barrier_wait(&b->window_met);
+	free(start);
+	free(end);
+	return NULL;
+}
+
+int kscale_bench_init(struct kscale_bench *b)
+{
+	if (pthread_barrier_init(&b->threads_met, NULL, b->nr_threads) ||
+	    pthread_barrier_init(&b->window_met, NULL, b->nr_threads + 1))
+		return -1;
+	return 0;
+}
+
+static bool run_prepare(struct kscale_bench *b)
+{
+	struct kscale_run *run = &b->run;
+	int i;
+
+	free(run->threads);
+	memset(run, 0, sizeof(*run));
+	run->bench = b;
+	run->nr_threads = b->nr_threads;
+	run->threads = aligned_alloc(2 * SMP_CACHE_BYTES,
+				     b->nr_threads * sizeof(*run->threads));
+	memset(run->threads, 0, b->nr_threads * sizeof(*run->threads));
+	for (i = 0; i < b->nr_threads; i++) {
+		run->threads[i].run = run;
+		run->threads[i].id = i;
+		run->threads[i].cpu = b->cpu_of_thread[i];
+	}
+	fprintf(stderr, "kscale: [%d/%d] %s\n", ++progress_done,
+		progress_total, b->name);
+	if (b->workload->setup && b->workload->setup(run))
+		return false;
+	if (pthread_create(&b->controller, NULL, controller, b)) {
+		kscale_fail(run, "cannot start the controller thread");
+		b->workload->teardown(run);
+		return false;
+	}
+	return true;
+}
+
+static int pin_to(int cpu)
+{
+	size_t size = CPU_ALLOC_SIZE(cpu + 1);
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+	int ret;
+
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(cpu, size, set);
+	ret = pthread_setaffinity_np(pthread_self(), size, set);
+	CPU_FREE(set);
+	if (!ret)
+		kscale_set_cpu(cpu);
+	return ret;
+}
+
+int kscale_migrate(struct kscale_thread *t, int cpu)
+{
+	if (pin_to(cpu))
+		return kscale_fail(t->run, "cannot move thread %d to CPU %d",
+				   t->id, cpu);
+	return 0;
+}
+
+int kscale_partner_cpu(const struct kscale_thread *t)
+{
+	const struct kscale_bench *b = t->run->bench;
+	int i;
+
+	for (i = 0; i < b->nr_order && b->order[i] != t->cpu; i++)
+		;
+	return b->order[(i + 1) % b->nr_order];
+}
+
+int kscale_nr_usable_cpus(const struct kscale_run *run)
+{
+	return run->bench->nr_order;
+}
+
+static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
+{
+	const struct kscale_workload *w = b->workload;
+	bool ok = true;
+
+	if (pin_to(t->cpu))
+		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
+				  t->id, t->cpu);
+	if (ok && w->thread_init)
+		ok = !w->thread_init(t);
+	/* a failed thread still meets the others, then leaves at once */
+	if (!ok)
+		WRITE_ONCE(b->run.stop, 1);
+	pthread_barrier_wait(&b->window_met);
+	if (ok)
+		w->loop(t);
+	pthread_barrier_wait(&b->window_met);
+}
+
+static void run_finish(struct kscale_bench *b, struct kb_result *res)
+{
+	struct kscale_run *run = &b->run;
+	int i;
+
+	b->workload->teardown(run);
+	res->nr_counters = run->nr_counters;
+	for (i = 0; i < run->nr_counters; i++) {
+		res->counters[i].name = run->counters[i].name;
+		res->counters[i].value = run->counters[i].value;
+	}
+}
+
+/* Thread 0 is Google Benchmark's main thread: its affinity is restored. */
+void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
+{
+	struct kscale_bench *b = arg;
+	size_t size = CPU_ALLOC_SIZE(kscale_topology->nr_cpu_ids);
+	cpu_set_t *saved = NULL;
+
+	if (thread == 0) {
+		saved = CPU_ALLOC(kscale_topology->nr_cpu_ids);
+		pthread_getaffinity_np(pthread_self(), size, saved);
+		b->started = run_prepare(b);
+	}
+	pthread_barrier_wait(&b->threads_met);
+	if (b->started)
+		run_thread(b, &b->run.threads[thread]);
+	pthread_barrier_wait(&b->threads_met);
+	if (thread == 0) {
+		if (b->started) {
+			pthread_join(b->controller, NULL);
+			run_finish(b, res);
+		}
+		pthread_setaffinity_np(pthread_self(), size, saved);
+		CPU_FREE(saved);
+	}
+	pthread_barrier_wait(&b->threads_met);
+	res->seconds = b->started ? b->window : 1e-9;
+	res->error = b->run.failed ? b->run.error : NULL;
+}
+
+int kscale_fail(struct kscale_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(run->error, sizeof(run->error), fmt, ap);
+	va_end(ap);
+	WRITE_ONCE(run->stop, 1);
+	return -1;
+}
+
+void kscale_set_counter(struct kscale_run *run, const char *name, double v)
+{
+	int i;
+
+	for (i = 0; i < run->nr_counters; i++)
+		if (!strcmp(run->counters[i].name, name))
+			break;
+	if (i == KSCALE_MAX_COUNTERS)
+		return;
+	run->counters[i].name = name;
+	run->counters[i].value = v;
+	if (i == run->nr_counters)
+		run->nr_counters++;
+}

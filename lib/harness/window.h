@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One registered benchmark (a workload, a variant, one value of each knob,
+ * a thread count and its CPU plan) and its fixed-window run.
+ *
+ * All threads start together, run until one shared stop flag, and count
+ * their own operations in their own cache lines; no thread stops early.
+ * A controller thread times a warm-up, snapshots every counter, times the
+ * window, snapshots again, then raises the flag (will-it-scale's design,
+ * with one window per run instead of a running sample).
+ */
+#ifndef KSCALE_WINDOW_H
+#define KSCALE_WINDOW_H
+
+#include <pthread.h>
+
+#include "gbench.h"
+#include "kscale.h"
+
+struct kscale_bench {
+	char *name;
+	const struct kscale_model *model;
+	const struct kscale_workload *workload;
+	int variant;
+	const char **knob_value;	/* [model->nr_knobs] */
+	int nr_threads;
+	int *cpu_of_thread;		/* [nr_threads] */
+	int nr_distinct_cpus;
+	const int *order;		/* every usable CPU, placement order */
+	int nr_order;
+	double duration;
+	double warmup;
+	pthread_barrier_t threads_met;	/* the run's threads */
+	pthread_barrier_t window_met;	/* the run's threads and controller */
+	pthread_t controller;
+	bool started;			/* set up, controller running */
+	double window;			/* seconds the last window lasted */
+	struct kscale_run run;
+};
+
+int kscale_bench_init(struct kscale_bench *b);
+void kscale_bench_thread(void *arg, int thread, struct kb_result *res);
+/* Progress lines on stderr: "[k/total] name". */
+void kscale_progress_total(int total);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * atomic_t with the kernel's names (arch/x86/include/asm/atomic.h).
+ * Read-modify-write operations are fully ordered, as the x86 lock-prefixed
+ * instructions the kernel uses are; atomic_read/atomic_set are plain.
+ */
+#ifndef KSCALE_KERNEL_ATOMIC_H
+#define KSCALE_KERNEL_ATOMIC_H
+
+#include "compiler.h"
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+#define ATOMIC_INIT(i)	{ (i) }
+
+#define atomic_read(v)		READ_ONCE((v)->counter)
+#define atomic_set(v, i)	WRITE_ONCE((v)->counter, (i))
+#define atomic_add(i, v)	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST))
+#define atomic_sub(i, v)	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_SEQ_CST))
+#define atomic_inc(v)		atomic_add(1, v)
+#define atomic_dec(v)		atomic_sub(1, v)
+#define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_xchg(v, i)	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+
+#define atomic_long_read(v)	READ_ONCE((v)->counter)
+#define atomic_long_set(v, i)	WRITE_ONCE((v)->counter, (i))
+#define atomic_long_add_return(i, v) \
+	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+
+/* cmpxchg(): returns the value found, like the kernel's. */
+#define cmpxchg(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __old = (old);				\
+	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\
+	__old;								\
+})
+#define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compiler and memory-ordering helpers with the kernel's names
+ * (include/linux/compiler.h, arch/x86/include/asm/barrier.h).
+ *
+ * READ_ONCE/WRITE_ONCE are relaxed C11 atomics rather than volatile
+ * accesses: the same instructions on x86, and visible to ThreadSanitizer.
+ */
+#ifndef KSCALE_KERNEL_COMPILER_H
+#define KSCALE_KERNEL_COMPILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define L1_CACHE_BYTES		64
+#define SMP_CACHE_BYTES		L1_CACHE_BYTES
+#define ____cacheline_aligned	__attribute__((aligned(SMP_CACHE_BYTES)))
+#define ____cacheline_aligned_in_smp ____cacheline_aligned
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+#define barrier()	__asm__ __volatile__("" ::: "memory")
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	barrier();
+#endif
+}
+
+#define WARN_ON(cond)	kscale_warn_on(!!(cond), #cond, __FILE__, __LINE__)
+int kscale_warn_on(int cond, const char *what, const char *file, int line);
+unsigned long kscale_warnings(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The four writer-count designs for r/o bind mounts behind one table, so
+ * the openbench workload and the validation tests can drive each.  Every
+ * variant defines its own struct vfsmount, laid out as in its kernel.
+ */
+#ifndef KSCALE_MNT_WRITERS_H
+#define KSCALE_MNT_WRITERS_H
+
+#include <stdbool.h>
+
+struct vfsmount;
+
+struct mnt_writers_ops {
+	const char *name;
+	/* false for `none`: before the series nothing counted writers */
+	bool counts_writers;
+	void (*init)(void);		/* boot-time setup, e.g. per-CPU data */
+	struct vfsmount *(*alloc_vfsmnt)(const char *name);
+	void (*free_vfsmnt)(struct vfsmount *mnt);
+	int (*mnt_want_write)(struct vfsmount *mnt);
+	void (*mnt_drop_write)(struct vfsmount *mnt);
+	int (*mnt_make_readonly)(struct vfsmount *mnt);
+	void (*mnt_make_readwrite)(struct vfsmount *mnt);
+	/* Writers held on the mount; exact at a quiet point. */
+	long (*mnt_writers)(struct vfsmount *mnt);
+};
+
+extern const struct mnt_writers_ops mnt_writers_none;
+extern const struct mnt_writers_ops mnt_writers_atomic;
+extern const struct mnt_writers_ops mnt_writers_pernode;
+extern const struct mnt_writers_ops mnt_writers_percpu;
+extern const struct mnt_writers_ops mnt_writers_upstream;
+
+extern const struct mnt_writers_ops *const mnt_writers_variants[];
+extern const int mnt_writers_nr_variants;
+
+#define MNT_READONLY	0x40	/* does the user want this to be r/o? */
+
+#endif

@@ -1,0 +1,216 @@
+"""kscale compare: changelog-style before/after tables of benchmark results."""
+
+import sys
+from dataclasses import dataclass
+
+from . import cli, stats
+from .results import KscaleError, group_runs, knob_text, load, unit
+
+PROG = "kscale compare"
+DEFAULT_METRICS = ["ops_per_sec"]
+OPTIONS = "[--metric=NAME[,NAME...]] [--format=text|markdown]"
+USAGE = (f"{PROG} RESULTS.json --before=VARIANT --after=VARIANT {OPTIONS}\n"
+         f"       {PROG} A.json B.json {OPTIONS}")
+DESCRIPTION = """\
+Compare two variants of one results file, or the same benchmarks in two
+results files (A = before, B = after, paired by benchmark name).
+Values are medians over repetitions with the sample stddev as a percentage
+of the mean; "~" marks a change that is not statistically significant."""
+
+
+@dataclass
+class Row:
+    test: str
+    before: object  # results.Run
+    after: object
+
+
+@dataclass
+class Table:
+    model: str
+    sections: list  # [[Row, ...], ...], one section per (workload, knobs)
+
+
+def build_parser():
+    parser = cli.ArgumentParser(prog=PROG, usage=USAGE, description=DESCRIPTION,
+                                allow_abbrev=False)
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json",
+                        help="one results file (with --before/--after) or two (A B)")
+    parser.add_argument("--before", metavar="VARIANT", help="baseline variant (one file)")
+    parser.add_argument("--after", metavar="VARIANT", help="new variant (one file)")
+    parser.add_argument("--metric", action="append", metavar="NAME[,NAME...]",
+                        help="metric(s) to compare, repeatable (default: ops_per_sec)")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text",
+                        help="output format (default: text)")
+    return parser
+
+
+def row_label(run, with_variant=False):
+    parts = [run.workload] + ([run.variant] if with_variant else [])
+    parts += [knob_text(run.knobs), f"threads:{run.threads}"]
+    return " ".join(p for p in parts if p)
+
+
+def tables_from_sections(sections):
+    """Group sections of rows into one Table per model."""
+    tables = {}
+    for section in sections:
+        model = section[0].before.model
+        tables.setdefault(model, Table(model, [])).sections.append(section)
+    return list(tables.values())
+
+
+def variant_tables(results, before, after):
+    """Rows pairing variant `before` with `after` at every common point."""
+    for variant in (before, after):
+        if variant not in results.variants():
+            raise KscaleError(f"{results.label}: no variant {variant!r} "
+                              f"(variants: {', '.join(results.variants())})")
+    sections = []
+    for runs in group_runs(results.runs.values()).values():
+        by_key = {(run.variant, run.threads): run for run in runs}
+        threads = sorted({run.threads for run in runs})
+        section = [Row(row_label(by_key[(before, t)]), by_key[(before, t)], by_key[(after, t)])
+                   for t in threads if (before, t) in by_key and (after, t) in by_key]
+        if section:
+            sections.append(section)
+    if not sections:
+        raise KscaleError(f"{results.label}: variants {before!r} and {after!r} "
+                          "share no benchmark point")
+    return tables_from_sections(sections)
+
+
+def file_tables(a, b):
+    """Rows pairing identically named benchmarks of two files; plus only-in notes."""
+    common = [run for name, run in a.runs.items() if name in b.runs]
+    if not common:
+        raise KscaleError(f"{a.label} and {b.label} have no benchmark name in common")
+    variant_order = {}
+    for run in common:
+        variant_order.setdefault(run.variant, len(variant_order))
+    sections = []
+    for runs in group_runs(common).values():
+        runs.sort(key=lambda r: (variant_order[r.variant], r.threads))
+        sections.append([Row(row_label(r, with_variant=True), r, b.runs[r.name])
+                         for r in runs])
+    notes = [f"only in {res.label}: {count} benchmark{'s' * (count != 1)}"
+             for res, other in ((a, b), (b, a))
+             if (count := sum(name not in other.runs for name in res.runs))]
+    return tables_from_sections(sections), notes
+
+
+def cells(row, metric):
+    before, after = row.before.values(metric), row.after.values(metric)
+    return [row.test, stats.fmt_cell(before), stats.fmt_cell(after),
+            stats.fmt_change(before, after)]
+
+
+def render_text(title, sections, metric):
+    header = ["Test", "before", "after", "% change"]
+    body = [[cells(row, metric) for row in section] for section in sections]
+    for section in body:
+        for line in section:  # keep the digits of marked/unmarked changes aligned
+            line[3] = line[3] if line[3].endswith("~") else line[3] + "  "
+    widths = [max(len(c[i]) for c in [header] + sum(body, [])) for i in range(4)]
+
+    def fmt(c):
+        cols = [c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in (1, 2, 3)]
+        return "  ".join(cols).rstrip()
+
+    lines = [title, "", fmt(header), "  ".join("-" * w for w in widths)]
+    for i, section in enumerate(body):
+        lines += [""] * (i > 0) + [fmt(c) for c in section]
+    return lines
+
+
+def render_markdown(title, sections, metric):
+    def fmt(c):
+        return "| " + " | ".join(x.replace("|", "\\|") for x in c) + " |"
+
+    lines = [f"**{title}**", "", fmt(["Test", "before", "after", "% change"]),
+             "|:-----|-------:|------:|---------:|"]
+    lines += [fmt(cells(row, metric)) for section in sections for row in section]
+    return lines
+
+
+def describe(results):
+    """'file (kernel X, host Y)' from the run context, for two-file headers."""
+    ctx = results.context
+    extra = ", ".join(f"{what} {ctx[key]}" for what, key in
+                      (("kernel", "kscale_kernel_release"), ("host", "host_name"))
+                      if ctx.get(key))
+    return f"{results.label} ({extra})" if extra else results.label
+
+
+def rep_counts(tables, metrics):
+    counts = set()
+    for table in tables:
+        for row in (r for s in table.sections for r in s):
+            for metric in metrics:
+                counts.update(n for n in (len(row.before.values(metric)),
+                                          len(row.after.values(metric))) if n)
+    return counts
+
+
+def footnotes(tables, metrics, notes):
+    n = stats.span(rep_counts(tables, metrics))
+    return [f"n = {n} repetitions per side; values are medians, ± is the sample "
+            "stddev as % of the mean",
+            "~ = not significant: two-sided Mann-Whitney U p >= 0.05 (>= 4 repetitions "
+            "per side), or overlapping min..max ranges (fewer repetitions)"] + notes
+
+
+def block(lines, markdown):
+    """Lines followed by a blank one; markdown needs a blank line after each."""
+    if not lines:
+        return []
+    return [x for line in lines for x in (line, "")] if markdown else list(lines) + [""]
+
+
+def report(results, tables, metrics, markdown, sides="", preamble=(), notes=()):
+    """The whole output: preamble, one table per (metric, model), footnotes."""
+    render = render_markdown if markdown else render_text
+    out = block(preamble, markdown)
+    for metric in metrics:
+        metric_unit = unit(metric, results)
+        label = f"{metric} ({metric_unit})" if metric_unit else metric
+        for table in tables:
+            title = f"{table.model}: {label}" + (f", {sides}" if sides else "")
+            out += render(title, table.sections, metric) + [""]
+    out += block(footnotes(tables, metrics, list(notes)), markdown)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def check_mode(args):
+    if len(args.results) > 2:
+        raise KscaleError("expected one or two results files (see --help)")
+    if len(args.results) == 1 and not (args.before and args.after):
+        raise KscaleError("one results file needs --before=VARIANT and --after=VARIANT")
+    if len(args.results) == 2 and (args.before or args.after):
+        raise KscaleError("--before/--after apply to one results file, not two")
+
+
+def compare_command(argv):
+    args = build_parser().parse_intermixed_args(argv)
+    metrics = cli.metric_list(args.metric, DEFAULT_METRICS)
+    check_mode(args)
+    loaded = [load(path) for path in args.results]
+    for results in loaded:
+        for metric in metrics:
+            results.require_metric(metric)
+    markdown = args.format == "markdown"
+    if len(loaded) == 1:
+        tables = variant_tables(loaded[0], args.before, args.after)
+        text = report(loaded[0], tables, metrics, markdown,
+                      sides=f"before={args.before} after={args.after}")
+    else:
+        tables, notes = file_tables(*loaded)
+        text = report(loaded[0], tables, metrics, markdown,
+                      preamble=[f"before: {describe(loaded[0])}",
+                                f"after: {describe(loaded[1])}"],
+                      notes=notes)
+    sys.stdout.write(text)
+
+
+def main(argv):
+    return cli.run(PROG, compare_command, argv)

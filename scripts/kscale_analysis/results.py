@@ -1,0 +1,190 @@
+"""Load, validate and group Google Benchmark JSON results.
+
+Benchmark names follow the kscale contract:
+    <model>/<workload>/<variant>[/<knob>:<value>...][/<Google Benchmark suffixes>]
+A point is (model, workload, knobs, threads); a variant is one line/series.
+Iteration rows sharing a name are the repetitions of one (point, variant).
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+
+# Segments Google Benchmark appends to a benchmark name.
+GB_VALUE_KEYS = {"iterations", "repeats", "threads", "min_time", "min_warmup_time"}
+GB_FLAGS = {"manual_time", "real_time", "process_time"}
+# Numeric row fields that describe the run rather than measure it.
+BOOKKEEPING = {"family_index", "per_family_instance_index", "repetitions",
+               "repetition_index", "threads", "iterations"}
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class KscaleError(Exception):
+    """A user-facing error: printed as one line, exits with `status`."""
+
+    def __init__(self, message, status=2):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Run:
+    """All repetitions of one benchmark name."""
+    name: str
+    model: str
+    workload: str
+    variant: str
+    knobs: tuple  # ((key, value), ...) in name order
+    threads: int
+    rows: list = field(default_factory=list)
+
+    @property
+    def group(self):
+        """Rows of one table / one plot share (model, workload, knobs)."""
+        return (self.model, self.workload, self.knobs)
+
+    def values(self, metric):
+        """Finite values of `metric` over the repetitions."""
+        values = (row.get(metric) for row in self.rows)
+        return [float(v) for v in values if is_number(v) and math.isfinite(v)]
+
+
+@dataclass
+class Results:
+    label: str  # file name(s) for messages
+    context: dict
+    runs: dict  # name -> Run, in order of first appearance
+
+    def variants(self):
+        return sorted({run.variant for run in self.runs.values()})
+
+    def metrics(self):
+        """Numeric fields that appear in some iteration row."""
+        names = set()
+        for run in self.runs.values():
+            for row in run.rows:
+                names.update(k for k, v in row.items() if is_number(v))
+        return sorted(names - BOOKKEEPING)
+
+    def require_metric(self, metric):
+        if metric not in self.metrics():
+            raise KscaleError(f"{self.label}: no metric {metric!r} "
+                              f"(available: {', '.join(self.metrics())})")
+
+
+def parse_name(name, threads_field=None):
+    """Split a benchmark name into (model, workload, variant, knobs, threads)."""
+    parts = name.split("/")
+    if len(parts) < 3 or not all(parts):
+        raise ValueError("expected <model>/<workload>/<variant>[/key:value...]")
+    model, workload, variant = parts[:3]
+    knobs, threads = [], None
+    for seg in parts[3:]:
+        if seg in GB_FLAGS:
+            continue
+        key, sep, value = seg.partition(":")
+        if not sep or not key or not value:
+            raise ValueError(f"segment {seg!r} is not key:value")
+        if key == "threads":
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"bad thread count {seg!r}")
+            threads = int(value)
+        elif key not in GB_VALUE_KEYS:
+            knobs.append((key, value))
+    if threads is None:
+        threads = threads_field if isinstance(threads_field, int) else 1
+    elif isinstance(threads_field, int) and threads_field != threads:
+        raise ValueError(f"threads:{threads} disagrees with \"threads\": {threads_field}")
+    return model, workload, variant, tuple(knobs), threads
+
+
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise KscaleError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise KscaleError(f"{path}: invalid JSON: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise KscaleError(f"{path}: invalid JSON: {e}") from None
+
+
+def load(path):
+    """Load one results file; raises KscaleError on anything malformed."""
+    data = _read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise KscaleError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" list)")
+    if not data["benchmarks"]:
+        raise KscaleError(f"{path}: empty \"benchmarks\" list")
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    runs = {}
+    for i, row in enumerate(data["benchmarks"]):
+        if not isinstance(row, dict) or not isinstance(row.get("name"), str):
+            raise KscaleError(f"{path}: benchmark #{i} has no \"name\"")
+        if row.get("run_type") == "aggregate" or row.get("error_occurred"):
+            continue
+        _add_row(runs, row, path)
+    if not runs:
+        raise KscaleError(f"{path}: no successful iteration rows "
+                          "(only aggregates or errors)")
+    return Results(path, context, runs)
+
+
+def _add_row(runs, row, path):
+    name = row["name"]
+    run = runs.get(name)
+    if run is None:
+        try:
+            model, workload, variant, knobs, threads = parse_name(name, row.get("threads"))
+        except ValueError as e:
+            raise KscaleError(f"{path}: malformed benchmark name {name!r}: {e}") from None
+        run = runs[name] = Run(name, model, workload, variant, knobs, threads)
+    run.rows.append(row)
+
+
+def load_merged(paths):
+    """Load several files into one Results; repetitions of equal names are pooled."""
+    loaded = [load(p) for p in paths]
+    merged = loaded[0]
+    for res in loaded[1:]:
+        for name, run in res.runs.items():
+            if name in merged.runs:
+                merged.runs[name].rows.extend(run.rows)
+            else:
+                merged.runs[name] = run
+    merged.label = ", ".join(res.label for res in loaded)
+    return merged
+
+
+def group_runs(runs):
+    """{group: [runs]} keeping first-appearance order of groups."""
+    groups = {}
+    for run in runs:
+        groups.setdefault(run.group, []).append(run)
+    return groups
+
+
+def unit(metric, results=None):
+    """Human unit for a metric, or '' for plain numbers (ratios, counts)."""
+    if metric in ("real_time", "cpu_time") and results is not None:
+        return next(iter(results.runs.values())).rows[0].get("time_unit", "ns")
+    base = ""
+    if metric.startswith("bytes_per_sec"):
+        base = "B/s"
+    elif metric.startswith("items_per_sec"):
+        base = "items/s"
+    elif "_per_sec" in metric:
+        base = "ops/s"
+    if base and metric.endswith("_per_cpu"):
+        base += " per CPU"
+    return base
+
+
+def knob_text(knobs, sep=" "):
+    return sep.join(f"{k}:{v}" for k, v in knobs)
