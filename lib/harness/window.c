@@ -216,6 +216,9 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 		pthread_setaffinity_np(pthread_self(), size, saved);
 		CPU_FREE(saved);
 	}
+	if (thread == 0 && b->run.failed)
+		fprintf(stderr, "%s: %s: %s\n", b->model->name, b->name,
+			b->run.error);
 	pthread_barrier_wait(&b->threads_met);
 	res->seconds = b->started ? b->window : 1e-9;
 	res->error = b->run.failed ? b->run.error : NULL;

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../lib/kernel/percpu.h"
+#include "helpers.h"
+
+void test_machine(struct topology *t, int nr_cpus, int nr_nodes)
+{
+	int *cpu = malloc(nr_cpus * sizeof(int));
+	int *node = malloc(nr_cpus * sizeof(int));
+	char err[128];
+	int i;
+
+	for (i = 0; i < nr_cpus; i++) {
+		cpu[i] = i;
+		node[i] = (int)((long)i * nr_nodes / nr_cpus);
+	}
+	if (topology_init(t, cpu, node, nr_cpus, false, err, sizeof(err)))
+		abort();
+	percpu_setup(t);
+	kscale_set_cpu(0);
+	free(cpu);
+	free(node);
+}
+
+struct race {
+	struct test_thread t;
+	void (*fn)(struct test_thread *);
+	pthread_barrier_t *start;
+};
+
+static void *race_thread(void *arg)
+{
+	struct race *r = arg;
+
+	kscale_set_cpu(r->t.id);
+	pthread_barrier_wait(r->start);
+	r->fn(&r->t);
+	return NULL;
+}
+
+void test_race(int nr, void (*fn)(struct test_thread *), void *arg)
+{
+	struct race *r = calloc(nr, sizeof(*r));
+	pthread_t *tid = calloc(nr, sizeof(*tid));
+	pthread_barrier_t start;
+	int i;
+
+	pthread_barrier_init(&start, NULL, nr);
+	for (i = 0; i < nr; i++) {
+		r[i] = (struct race){ { i, arg }, fn, &start };
+		if (pthread_create(&tid[i], NULL, race_thread, &r[i]))
+			abort();
+	}
+	for (i = 0; i < nr; i++)
+		pthread_join(tid[i], NULL);
+	pthread_barrier_destroy(&start);
+	free(r);
+	free(tid);
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of every mnt_writers variant: the EROFS and EBUSY rules,
+ * counts that sum to zero however opens and closes spread over CPUs, and
+ * the same rules while writers race mnt_make_readonly().
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/percpu.h"
+#include "../models/mnt_writers/mnt_writers.h"
+#include "helpers.h"
+
+#define CPUS		8
+#define WRITERS		4
+#define IMBALANCE	((1 << 16) + 4096)	/* past the underflow limit */
+#define MAKE_RO_TRIES	3000
+
+static struct topology machine;
+
+#define for_each_variant(ops, i)					\
+	for ((i) = 0; (i) < mnt_writers_nr_variants &&			\
+	     ((ops) = mnt_writers_variants[i], 1); (i)++)
+
+static void boot(const struct mnt_writers_ops *ops)
+{
+	kscale_set_cpu(0);
+	if (ops->init)
+		ops->init();
+}
+
+static void test_read_only_mount_refuses_writers(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct vfsmount *mnt;
+	int i;
+
+	for_each_variant(ops, i) {
+		boot(ops);
+		mnt = ops->alloc_vfsmnt("ro");
+		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
+		assert_int_equal(ops->mnt_want_write(mnt), -EROFS);
+		ops->mnt_make_readwrite(mnt);
+		assert_int_equal(ops->mnt_want_write(mnt), 0);
+		ops->mnt_drop_write(mnt);
+		assert_int_equal(ops->mnt_writers(mnt), 0);
+		ops->free_vfsmnt(mnt);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/* A writer on any CPU keeps the mount writable; `none` cannot know. */
+static void test_busy_mount_stays_writable(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct vfsmount *mnt;
+	int i;
+
+	for_each_variant(ops, i) {
+		boot(ops);
+		mnt = ops->alloc_vfsmnt("busy");
+		kscale_set_cpu(5);
+		assert_int_equal(ops->mnt_want_write(mnt), 0);
+		kscale_set_cpu(0);
+		assert_int_equal(ops->mnt_make_readonly(mnt),
+				 ops->counts_writers ? -EBUSY : 0);
+		assert_int_equal(ops->mnt_writers(mnt),
+				 ops->counts_writers ? 1 : 0);
+		ops->mnt_make_readwrite(mnt);
+		kscale_set_cpu(5);
+		ops->mnt_drop_write(mnt);
+		kscale_set_cpu(0);
+		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
+		ops->mnt_make_readwrite(mnt);
+		ops->free_vfsmnt(mnt);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * Opens on one CPU, closes on another, alternating two mounts: the
+ * per-CPU counts go far out of balance (percpu coalesces the underflow),
+ * yet each mount's sum is exact and it can go read-only afterwards.
+ */
+static void test_imbalanced_counts_sum_to_zero(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct vfsmount *mnt[2];
+	int i, n;
+
+	for_each_variant(ops, i) {
+		boot(ops);
+		mnt[0] = ops->alloc_vfsmnt("a");
+		mnt[1] = ops->alloc_vfsmnt("b");
+		kscale_set_cpu(1);
+		for (n = 0; n < IMBALANCE; n++)
+			assert_int_equal(ops->mnt_want_write(mnt[n & 1]), 0);
+		assert_int_equal(ops->mnt_writers(mnt[0]),
+				 ops->counts_writers ? IMBALANCE / 2 : 0);
+		kscale_set_cpu(6);
+		for (n = 0; n < IMBALANCE; n++)
+			ops->mnt_drop_write(mnt[n & 1]);
+		kscale_set_cpu(0);
+		for (n = 0; n < 2; n++) {
+			assert_int_equal(ops->mnt_writers(mnt[n]), 0);
+			assert_int_equal(ops->mnt_make_readonly(mnt[n]), 0);
+			ops->free_vfsmnt(mnt[n]);
+		}
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+struct race {
+	const struct mnt_writers_ops *ops;
+	struct vfsmount *mnt;
+	int done;
+	int inside;		/* writers between want and drop */
+	int read_only;		/* the checker holds the mount r/o */
+	int violations;		/* a writer inside while r/o */
+	int unexpected;		/* want_write errors other than EROFS */
+	int became_ro;
+	int busy;
+};
+
+static void note(int *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static void writer(struct race *r)
+{
+	int ret;
+
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+		ret = r->ops->mnt_want_write(r->mnt);
+		if (ret) {
+			if (ret != -EROFS)
+				note(&r->unexpected);
+			continue;
+		}
+		__atomic_fetch_add(&r->inside, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&r->read_only, __ATOMIC_SEQ_CST))
+			note(&r->violations);
+		__atomic_fetch_sub(&r->inside, 1, __ATOMIC_SEQ_CST);
+		r->ops->mnt_drop_write(r->mnt);
+	}
+}
+
+/* While mnt_make_readonly() holds, no writer may be inside. */
+static void checker(struct race *r)
+{
+	int n, ret;
+
+	for (n = 0; n < MAKE_RO_TRIES; n++) {
+		ret = r->ops->mnt_make_readonly(r->mnt);
+		if (ret) {
+			r->busy += ret == -EBUSY;
+			r->unexpected += ret != -EBUSY;
+			continue;
+		}
+		r->became_ro++;
+		__atomic_store_n(&r->read_only, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&r->inside, __ATOMIC_SEQ_CST))
+			note(&r->violations);
+		__atomic_store_n(&r->read_only, 0, __ATOMIC_SEQ_CST);
+		r->ops->mnt_make_readwrite(r->mnt);
+	}
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static void race_thread(struct test_thread *t)
+{
+	if (t->id == WRITERS)
+		checker(t->arg);
+	else
+		writer(t->arg);
+}
+
+static void test_make_readonly_races_writers(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct race r;
+	int i;
+
+	for_each_variant(ops, i) {
+		if (!ops->counts_writers)
+			continue;
+		boot(ops);
+		r = (struct race){ .ops = ops,
+				   .mnt = ops->alloc_vfsmnt("race") };
+		test_race(WRITERS + 1, race_thread, &r);
+		assert_int_equal(r.violations, 0);
+		assert_int_equal(r.unexpected, 0);
+		assert_int_equal(r.became_ro + r.busy, MAKE_RO_TRIES);
+		assert_int_equal(ops->mnt_writers(r.mnt), 0);
+		ops->free_vfsmnt(r.mnt);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, CPUS, 2);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_only_mount_refuses_writers),
+		cmocka_unit_test(test_busy_mount_stays_writable),
+		cmocka_unit_test(test_imbalanced_counts_sum_to_zero),
+		cmocka_unit_test(test_make_readonly_races_writers),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# The pipeline end to end: bench binary -> JSON -> compare table -> plot,
+# plus runs whose own end-of-run checks must hold (--migrate: every
+# writer count sums to zero; emulated nodes for the per-node variant).
+# Usage: test_pipeline.sh BUILD_DIR
+set -uo pipefail
+
+build=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bench=$build/bench/mnt_writers
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+tiny=(--duration=0.05 --warmup=0.01)
+
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "ok: $what"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+json_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["context"]
+for key in ("kscale_kernel_release", "kscale_cpu_model", "kscale_nodes",
+            "kscale_cpus_per_node", "kscale_placement", "kscale_numa_emulate",
+            "kscale_compiler", "kscale_version", "kscale_knob_mounts",
+            "kscale_path_work_ns_auto"):
+    assert key in ctx, key
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+names = {b["name"] for b in rows}
+for variant in ("none", "atomic", "pernode", "percpu", "upstream", "real"):
+    for threads in (1, 2):
+        for mounts in (1, 2):
+            prefix = f"mnt_writers/openbench/{variant}/mounts:{mounts}/"
+            assert any(n.startswith(prefix) and f"threads:{threads}" in n
+                       for n in names), (variant, mounts, threads)
+for b in rows:
+    assert b["ops_per_sec"] > 0, b["name"]
+    assert 0 < b["fairness"] <= 1, b["name"]
+    per_cpu = b["ops_per_sec"] / b["threads"]
+    assert abs(b["ops_per_sec_per_cpu"] - per_cpu) <= 1e-6 * per_cpu
+PY
+}
+
+png_ok() {
+	local f
+	for f in "$1"/*.png; do
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+	done
+	ls "$1"/*ops_per_sec.png >/dev/null 2>&1
+}
+
+fails_saying() {
+	local why=$1
+	shift
+	! "$@" >/dev/null 2>"$tmp/err" && grep -q -- "$why" "$tmp/err" &&
+		tail -n1 "$tmp/err" | grep -q 'run(s) failed'
+}
+
+out=$tmp/run.json
+check "bench run writes JSON" \
+	"$bench" --cpus=1,2 --mounts=1,2 "${tiny[@]}" \
+	--benchmark_repetitions=2 --benchmark_out="$out" >/dev/null 2>&1
+check "JSON has every variant, thread count and the context" json_ok "$out"
+check "compare prints a before/after table" \
+	bash -c "'$root/scripts/kscale-compare' '$out' --before=atomic --after=percpu | grep -q '% change'"
+check "compare --format=markdown prints a markdown table" \
+	bash -c "'$root/scripts/kscale-compare' '$out' --before=atomic --after=percpu --format=markdown | grep -q '^|'"
+check "plot writes PNG and SVG" \
+	bash -c "'$root/scripts/kscale-plot' '$out' --out-dir='$tmp/plots' >/dev/null"
+check "plots are PNG files" png_ok "$tmp/plots"
+
+if [ "$(nproc)" -ge 2 ]; then
+	check "--migrate: writer counts sum to zero after every run" \
+		"$bench" --cpus=1,2 --mounts=1,2 --migrate "${tiny[@]}" \
+		--benchmark_out="$tmp/migrate.json"
+else
+	echo "skip: --migrate needs 2 CPUs"
+fi
+check "pernode runs on emulated nodes" \
+	"$bench" --numa-emulate=2 --placement=spread --cpus=2 \
+	--variants=pernode "${tiny[@]}" --benchmark_out="$tmp/emu.json"
+check "emulation is recorded in the results" \
+	grep -q '"kscale_numa_emulate": "2"' "$tmp/emu.json"
+
+echo previous >"$tmp/keep.json"
+check "a failed run exits non-zero and says why" \
+	fails_saying "needs two usable CPUs" \
+	"$bench" --migrate --placement=list:0 --cpus=1 --variants=percpu \
+	"${tiny[@]}" --benchmark_out="$tmp/keep.json"
+check "a failed run leaves the old results file alone" \
+	grep -qx previous "$tmp/keep.json"
+check "no temporary file is left behind" \
+	bash -c "! ls '$tmp'/keep.json.tmp.* 2>/dev/null"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of lib/kernel under contention: spinlock mutual exclusion and
+ * FIFO tickets, atomic_t sums, per-CPU slots on distinct cache lines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/atomic.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/spinlock.h"
+#include "helpers.h"
+
+#define THREADS		4
+#ifdef KSCALE_SANITIZE
+#define LOOPS		2000	/* ThreadSanitizer serialises the race */
+#else
+#define LOOPS		20000
+#endif
+
+static struct topology machine;
+
+struct locked_counter {
+	spinlock_t lock;
+	unsigned long count;		/* plain: only the lock protects it */
+	int inside;			/* threads in the critical section */
+	int overlaps;
+};
+
+static void hammer_lock(struct test_thread *t)
+{
+	struct locked_counter *c = t->arg;
+	unsigned long v;
+	int i;
+
+	for (i = 0; i < LOOPS; i++) {
+		spin_lock(&c->lock);
+		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
+			__atomic_fetch_add(&c->overlaps, 1, __ATOMIC_RELAXED);
+		v = c->count;
+		cpu_relax();
+		c->count = v + 1;
+		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
+		spin_unlock(&c->lock);
+	}
+}
+
+static void test_spinlock_mutual_exclusion(void **state)
+{
+	struct locked_counter c = { .lock = __SPIN_LOCK_UNLOCKED };
+
+	test_race(THREADS, hammer_lock, &c);
+	assert_int_equal(c.overlaps, 0);
+	assert_int_equal(c.count, THREADS * LOOPS);
+	assert_false(spin_is_locked(&c.lock));
+}
+
+static void test_spinlock_trylock(void **state)
+{
+	spinlock_t lock = __SPIN_LOCK_UNLOCKED;
+
+	assert_true(spin_trylock(&lock));
+	assert_true(spin_is_locked(&lock));
+	assert_false(spin_trylock(&lock));
+	spin_unlock(&lock);
+	assert_false(spin_is_locked(&lock));
+	assert_true(spin_trylock(&lock));
+	spin_unlock(&lock);
+}
+
+/* 16-bit tickets wrap; the lock must still hand them out in order. */
+static void test_spinlock_ticket_wrap(void **state)
+{
+	spinlock_t lock = { .head = 0xfffe, .tail = 0xfffe };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		spin_lock(&lock);
+		assert_true(spin_is_locked(&lock));
+		spin_unlock(&lock);
+	}
+	assert_int_equal(lock.head, 2);
+}
+
+static void hammer_atomic(struct test_thread *t)
+{
+	atomic_t *v = t->arg;
+	int i;
+
+	for (i = 0; i < LOOPS; i++) {
+		atomic_inc(v);
+		atomic_dec(v);
+		atomic_inc(v);
+	}
+}
+
+static void test_atomic_sum(void **state)
+{
+	atomic_t v = ATOMIC_INIT(0);
+
+	test_race(THREADS, hammer_atomic, &v);
+	assert_int_equal(atomic_read(&v), THREADS * LOOPS);
+	assert_int_equal(cmpxchg(&v.counter, THREADS * LOOPS, 7),
+			 THREADS * LOOPS);
+	assert_int_equal(cmpxchg(&v.counter, 0, 9), 7);
+	assert_int_equal(atomic_read(&v), 7);
+}
+
+struct pcp {
+	int count;
+};
+
+static void test_percpu_slots_on_distinct_lines(void **state)
+{
+	struct pcp __percpu *p = alloc_percpu(struct pcp);
+	uintptr_t a, b;
+	int cpu, other;
+
+	for_each_possible_cpu(cpu) {
+		a = (uintptr_t)per_cpu_ptr(p, cpu);
+		assert_int_equal(a % SMP_CACHE_BYTES, 0);
+		assert_int_equal(per_cpu_ptr(p, cpu)->count, 0);
+		for_each_possible_cpu(other) {
+			b = (uintptr_t)per_cpu_ptr(p, other);
+			if (other != cpu)
+				assert_true(a / SMP_CACHE_BYTES !=
+					    b / SMP_CACHE_BYTES);
+		}
+	}
+	free_percpu(p);
+}
+
+static int wrong_cpu;
+
+static void hammer_this_cpu(struct test_thread *t)
+{
+	struct pcp __percpu *p = t->arg;
+	int i;
+
+	if (smp_processor_id() != t->id)
+		__atomic_store_n(&wrong_cpu, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < LOOPS; i++)
+		this_cpu_inc(this_cpu_ptr(p)->count);
+}
+
+static void test_this_cpu_counts_stay_local(void **state)
+{
+	struct pcp __percpu *p = alloc_percpu(struct pcp);
+	int cpu;
+
+	test_race(THREADS, hammer_this_cpu, p);
+	assert_int_equal(wrong_cpu, 0);
+	for_each_possible_cpu(cpu)
+		assert_int_equal(per_cpu(p, cpu).count,
+				 cpu < THREADS ? LOOPS : 0);
+	free_percpu(p);
+}
+
+static void test_node_of_this_cpu(void **state)
+{
+	kscale_set_cpu(7);
+	assert_int_equal(smp_processor_id(), 7);
+	assert_int_equal(numa_node_id(), 1);
+	kscale_set_cpu(0);
+	assert_int_equal(numa_node_id(), 0);
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, 8, 2);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spinlock_mutual_exclusion),
+		cmocka_unit_test(test_spinlock_trylock),
+		cmocka_unit_test(test_spinlock_ticket_wrap),
+		cmocka_unit_test(test_atomic_sum),
+		cmocka_unit_test(test_percpu_slots_on_distinct_lines),
+		cmocka_unit_test(test_this_cpu_counts_stay_local),
+		cmocka_unit_test(test_node_of_this_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
