@@ -93,6 +93,10 @@ check "pernode runs on emulated nodes" \
 check "emulation is recorded in the results" \
 	grep -q '"kscale_numa_emulate": "2"' "$tmp/emu.json"
 
+check "primitives: every counter equals the increments counted" \
+	"$build/bench/primitives" --cpus=1,2 --hold-ns=0,50 "${tiny[@]}" \
+	--benchmark_out="$tmp/primitives.json"
+
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \
 	fails_saying "needs two usable CPUs" \

@@ -75,7 +75,7 @@ static void test_spinlock_trylock(void **state)
 /* 16-bit tickets wrap; the lock must still hand them out in order. */
 static void test_spinlock_ticket_wrap(void **state)
 {
-	spinlock_t lock = { .head = 0xfffe, .tail = 0xfffe };
+	spinlock_t lock = { .tickets = { .head = 0xfffe, .tail = 0xfffe } };
 	int i;
 
 	for (i = 0; i < 4; i++) {
@@ -83,7 +83,8 @@ static void test_spinlock_ticket_wrap(void **state)
 		assert_true(spin_is_locked(&lock));
 		spin_unlock(&lock);
 	}
-	assert_int_equal(lock.head, 2);
+	assert_int_equal(lock.tickets.head, 2);
+	assert_int_equal(lock.tickets.tail, 2);
 }
 
 static void hammer_atomic(struct test_thread *t)

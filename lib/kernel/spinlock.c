@@ -7,7 +7,7 @@ void __ticket_spin_wait(spinlock_t *lock, uint16_t ticket)
 {
 	unsigned int loops = 0;
 
-	while (__atomic_load_n(&lock->head, __ATOMIC_ACQUIRE) != ticket) {
+	while (__atomic_load_n(&lock->tickets.head, __ATOMIC_ACQUIRE) != ticket) {
 		cpu_relax();
 		if (unlikely(++loops == SPIN_YIELD_LOOPS)) {
 			loops = 0;

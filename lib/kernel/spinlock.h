@@ -15,53 +15,64 @@
 
 #include "compiler.h"
 
+/* NR_CPUS >= 256 layout: 16-bit tickets, taken with one 32-bit xadd. */
 typedef struct {
-	uint16_t head;		/* ticket now served */
-	uint16_t tail;		/* next ticket to hand out */
+	union {
+		uint32_t head_tail;
+		struct __raw_tickets {
+			uint16_t head;	/* ticket now served */
+			uint16_t tail;	/* next ticket to hand out */
+		} tickets;
+	};
 } spinlock_t;
 
-#define __SPIN_LOCK_UNLOCKED	{ 0, 0 }
+#define TICKET_SHIFT		16
+#define __SPIN_LOCK_UNLOCKED	{ { 0 } }
 #define SPIN_YIELD_LOOPS	(1u << 14)
 
 void __ticket_spin_wait(spinlock_t *lock, uint16_t ticket);
 
 static inline void spin_lock_init(spinlock_t *lock)
 {
-	WRITE_ONCE(lock->head, 0);
-	WRITE_ONCE(lock->tail, 0);
+	WRITE_ONCE(lock->head_tail, 0);
 }
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	uint16_t ticket = __atomic_fetch_add(&lock->tail, 1, __ATOMIC_ACQUIRE);
+	uint32_t inc = __atomic_fetch_add(&lock->head_tail, 1u << TICKET_SHIFT,
+					  __ATOMIC_ACQUIRE);
+	uint16_t ticket = inc >> TICKET_SHIFT;
 
-	if (likely(__atomic_load_n(&lock->head, __ATOMIC_ACQUIRE) == ticket))
+	if (likely((uint16_t)inc == ticket))
 		return;
 	__ticket_spin_wait(lock, ticket);
 }
 
 static inline bool spin_trylock(spinlock_t *lock)
 {
-	uint16_t head = __atomic_load_n(&lock->head, __ATOMIC_RELAXED);
-	uint16_t tail = head;
+	uint32_t old = READ_ONCE(lock->head_tail);
 
-	if (__atomic_load_n(&lock->tail, __ATOMIC_RELAXED) != head)
+	if ((uint16_t)old != (uint16_t)(old >> TICKET_SHIFT))
 		return false;
-	return __atomic_compare_exchange_n(&lock->tail, &tail,
-					   (uint16_t)(head + 1), false,
+	return __atomic_compare_exchange_n(&lock->head_tail, &old,
+					   old + (1u << TICKET_SHIFT), false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+/* The kernel's unlock is a plain (non-locked) increment of the head. */
 static inline void spin_unlock(spinlock_t *lock)
 {
-	uint16_t head = __atomic_load_n(&lock->head, __ATOMIC_RELAXED);
+	uint16_t head = __atomic_load_n(&lock->tickets.head, __ATOMIC_RELAXED);
 
-	__atomic_store_n(&lock->head, (uint16_t)(head + 1), __ATOMIC_RELEASE);
+	__atomic_store_n(&lock->tickets.head, (uint16_t)(head + 1),
+			 __ATOMIC_RELEASE);
 }
 
 static inline bool spin_is_locked(spinlock_t *lock)
 {
-	return READ_ONCE(lock->head) != READ_ONCE(lock->tail);
+	uint32_t v = READ_ONCE(lock->head_tail);
+
+	return (uint16_t)v != (uint16_t)(v >> TICKET_SHIFT);
 }
 
 #endif

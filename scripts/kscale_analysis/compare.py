@@ -9,11 +9,13 @@ from .results import KscaleError, group_runs, knob_text, load, unit
 PROG = "kscale compare"
 DEFAULT_METRICS = ["ops_per_sec"]
 OPTIONS = "[--metric=NAME[,NAME...]] [--format=text|markdown]"
-USAGE = (f"{PROG} RESULTS.json --before=VARIANT --after=VARIANT {OPTIONS}\n"
+USAGE = (f"{PROG} RESULTS.json --before=SELECTOR --after=SELECTOR {OPTIONS}\n"
          f"       {PROG} A.json B.json {OPTIONS}")
 DESCRIPTION = """\
 Compare two variants of one results file, or the same benchmarks in two
 results files (A = before, B = after, paired by benchmark name).
+A SELECTOR is a variant, optionally with knob values to compare across a
+knob: --before=percpu/mounts:1 --after=percpu/mounts:2.
 Values are medians over repetitions with the sample stddev as a percentage
 of the mean; "~" marks a change that is not statistically significant."""
 
@@ -36,8 +38,10 @@ def build_parser():
                                 allow_abbrev=False)
     parser.add_argument("results", nargs="+", metavar="RESULTS.json",
                         help="one results file (with --before/--after) or two (A B)")
-    parser.add_argument("--before", metavar="VARIANT", help="baseline variant (one file)")
-    parser.add_argument("--after", metavar="VARIANT", help="new variant (one file)")
+    parser.add_argument("--before", metavar="SELECTOR",
+                        help="baseline: VARIANT[/KNOB:VALUE...] (one file)")
+    parser.add_argument("--after", metavar="SELECTOR",
+                        help="new: VARIANT[/KNOB:VALUE...] (one file)")
     parser.add_argument("--metric", action="append", metavar="NAME[,NAME...]",
                         help="metric(s) to compare, repeatable (default: ops_per_sec)")
     parser.add_argument("--format", choices=("text", "markdown"), default="text",
@@ -45,9 +49,10 @@ def build_parser():
     return parser
 
 
-def row_label(run, with_variant=False):
+def row_label(run, with_variant=False, free=()):
     parts = [run.workload] + ([run.variant] if with_variant else [])
-    parts += [knob_text(run.knobs), f"threads:{run.threads}"]
+    knobs = tuple((k, v) for k, v in run.knobs if k not in free)
+    parts += [knob_text(knobs), f"threads:{run.threads}"]
     return " ".join(p for p in parts if p)
 
 
@@ -60,24 +65,53 @@ def tables_from_sections(sections):
     return list(tables.values())
 
 
+def parse_selector(text):
+    """'percpu' or 'percpu/mounts:2': a variant and knob values to match."""
+    variant, *pairs = text.split("/")
+    knobs = dict(pair.split(":", 1) for pair in pairs if ":" in pair)
+    if not variant or len(knobs) != len(pairs):
+        raise KscaleError(f"bad selector {text!r}: expected VARIANT or "
+                          "VARIANT/KNOB:VALUE[/KNOB:VALUE...]")
+    return variant, knobs
+
+
+def selected(run, selector, free):
+    """The point of `run` with the selector's knobs left out, if it matches."""
+    variant, knobs = selector
+    if run.variant != variant or any(dict(run.knobs).get(k) != v for k, v in knobs.items()):
+        return None
+    return (run.model, run.workload,
+            tuple((k, v) for k, v in run.knobs if k not in free), run.threads)
+
+
 def variant_tables(results, before, after):
-    """Rows pairing variant `before` with `after` at every common point."""
-    for variant in (before, after):
+    """Rows pairing selector `before` with `after` at every common point.
+
+    A selector is a variant, optionally with knob values
+    (`percpu/mounts:1` against `percpu/mounts:2`); knobs named in either
+    selector are matched, the others must be equal on both sides."""
+    sides = [parse_selector(before), parse_selector(after)]
+    for variant, _ in sides:
         if variant not in results.variants():
             raise KscaleError(f"{results.label}: no variant {variant!r} "
                               f"(variants: {', '.join(results.variants())})")
-    sections = []
-    for runs in group_runs(results.runs.values()).values():
-        by_key = {(run.variant, run.threads): run for run in runs}
-        threads = sorted({run.threads for run in runs})
-        section = [Row(row_label(by_key[(before, t)]), by_key[(before, t)], by_key[(after, t)])
-                   for t in threads if (before, t) in by_key and (after, t) in by_key]
-        if section:
-            sections.append(section)
+    free = set(sides[0][1]) | set(sides[1][1])
+    points = [{}, {}]
+    for run in results.runs.values():
+        for side, selector in enumerate(sides):
+            point = selected(run, selector, free)
+            if point:
+                points[side][point] = run
+    common = sorted(set(points[0]) & set(points[1]), key=lambda p: p[3])
+    sections = {}
+    for point in common:
+        before_run = points[0][point]
+        row = Row(row_label(before_run, free=free), before_run, points[1][point])
+        sections.setdefault(point[:3], []).append(row)
     if not sections:
-        raise KscaleError(f"{results.label}: variants {before!r} and {after!r} "
+        raise KscaleError(f"{results.label}: {before!r} and {after!r} "
                           "share no benchmark point")
-    return tables_from_sections(sections)
+    return tables_from_sections(list(sections.values()))
 
 
 def file_tables(a, b):

@@ -119,6 +119,18 @@ class CompareVariantsTest(unittest.TestCase):
         # the NaN repetition is left out: median of 0.9 and 0.8
         self.assertIn(f"| {G2} threads:2 | 0.85 ±8.3% | 0.9 ±0.0% | +5.9% ~ |", out)
 
+    def test_selectors_compare_across_a_knob(self):
+        proc = run_cli("compare", RUN_A, "--before=percpu/mounts:2",
+                       "--after=percpu/mounts:16")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # mounts is matched by the selectors and left out of the Test column
+        line = row_for(proc.stdout, "openbench path_work_ns:0 placement:compact threads:2")
+        self.assertRegex(line, r"14\.0M ±22\.6% +2\.00k ±50\.0% +-100\.0%$")
+        self.assertEqual(len([l for l in proc.stdout.splitlines() if "threads:" in l]), 1)
+        bad = run_cli("compare", RUN_A, "--before=percpu/mounts", "--after=atomic")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("bad selector", bad.stderr)
+
     def test_repeated_metric_option(self):
         proc = run_cli("compare", RUN_A, "--before=percpu", "--after=atomic",
                        "--metric=fairness", "--metric", "ops_per_sec_per_cpu")

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel primitives of lib/kernel on their own: every thread bumps one
+ * logical counter through a shared atomic_t, a counter under a ticket
+ * spinlock, or its own per-CPU slot.  After the window the counter must
+ * equal the operations counted, exactly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/harness/kscale.h"
+#include "../lib/kernel/atomic.h"
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/spinlock.h"
+
+enum counter_kind { ATOMIC, SPINLOCK, PERCPU };
+
+struct pcp_count {
+	int count;
+};
+
+struct counter {
+	enum counter_kind kind;
+	unsigned long hold_ns;
+	atomic_t shared ____cacheline_aligned;
+	spinlock_t lock ____cacheline_aligned;
+	unsigned long locked_count;
+	struct pcp_count __percpu *pcp;
+};
+
+static void counter_loop(struct kscale_thread *t)
+{
+	struct counter *c = t->run->priv;
+
+	while (kscale_running(t)) {
+		switch (c->kind) {
+		case ATOMIC:
+			atomic_inc(&c->shared);
+			break;
+		case SPINLOCK:
+			spin_lock(&c->lock);
+			c->locked_count++;
+			ndelay(c->hold_ns);
+			spin_unlock(&c->lock);
+			break;
+		case PERCPU:
+			this_cpu_inc(this_cpu_ptr(c->pcp)->count);
+			break;
+		}
+		kscale_count(t);
+	}
+}
+
+static int counter_setup(struct kscale_run *run)
+{
+	static const char *const kinds[] = { "atomic", "spinlock", "percpu" };
+	struct counter *c = aligned_alloc(SMP_CACHE_BYTES, sizeof(*c));
+
+	memset(c, 0, sizeof(*c));
+	for (c->kind = ATOMIC; strcmp(kinds[c->kind], kscale_variant(run));)
+		c->kind++;
+	c->hold_ns = kscale_knob_long(run, "hold_ns");
+	c->pcp = alloc_percpu(struct pcp_count);
+	run->priv = c;
+	return 0;
+}
+
+static unsigned long counter_value(struct counter *c)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	switch (c->kind) {
+	case ATOMIC:
+		return (unsigned int)atomic_read(&c->shared);
+	case SPINLOCK:
+		return c->locked_count;
+	default:
+		for_each_possible_cpu(cpu)
+			sum += (unsigned int)per_cpu(c->pcp, cpu).count;
+		return sum;
+	}
+}
+
+/* int counters wrap; compare modulo 2^32. */
+static int counter_teardown(struct kscale_run *run)
+{
+	struct counter *c = run->priv;
+	unsigned long ops = 0;
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++)
+		ops += run->threads[i].ops;
+	if (counter_value(c) != (c->kind == SPINLOCK ? ops : ops & 0xffffffffUL))
+		kscale_fail(run, "counter is %lu after %lu increments",
+			    counter_value(c), ops);
+	free_percpu(c->pcp);
+	free(c);
+	return run->failed ? -1 : 0;
+}
+
+static int primitives_init(const struct kscale_options *o, char *err,
+			   size_t len)
+{
+	calibrate_delay();
+	return 0;
+}
+
+static int check_hold(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 0, 1000 * 1000, err, len);
+}
+
+static const struct kscale_workload workloads[] = {
+	{
+		.name = "counter",
+		.doc = "every thread increments one logical counter",
+		.setup = counter_setup,
+		.loop = counter_loop,
+		.teardown = counter_teardown,
+	},
+};
+
+static const struct kscale_variant variants[] = {
+	{ "atomic", "atomic_inc() on one shared atomic_t" },
+	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)" },
+	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot" },
+};
+
+static const struct kscale_knob knobs[] = {
+	{ "hold_ns", "0", "ns of work inside the spinlock", check_hold },
+};
+
+const struct kscale_model kscale_model = {
+	.name = "primitives",
+	.doc = "lib/kernel primitives under contention",
+	.workloads = workloads,
+	.nr_workloads = 1,
+	.variants = variants,
+	.nr_variants = 3,
+	.knobs = knobs,
+	.nr_knobs = 1,
+	.init = primitives_init,
+};

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the C shim costs per iteration: a null body run through
+ * kb_register_batch() (one C call per run, then a plain C loop) against
+ * the same body in a native C++ Google Benchmark loop
+ * (shim_overhead_native.cc).  Both bodies are one compiler barrier.
+ */
+#include <stdio.h>
+
+#include "../lib/harness/gbench.h"
+#include "../lib/kernel/compiler.h"
+
+static void null_c_batch(void *arg, uint64_t iterations)
+{
+	uint64_t i;
+
+	for (i = 0; i < iterations; i++)
+		barrier();
+}
+
+int main(int argc, char **argv)
+{
+	kb_register_batch("shim_overhead/null/c_batch", null_c_batch, NULL);
+	if (kb_initialize(&argc, argv))
+		return 2;
+	return kb_run() ? 1 : 0;
+}
