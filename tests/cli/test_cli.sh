@@ -1,0 +1,145 @@
+#!/bin/bash
+# Tests of scripts/kscale (help, bad input, `run configs/smoke.conf`) and of
+# a bench binary's bad input.  Usage: test_cli.sh [BUILD_DIR] (default:
+# build in the repo).  Never runs setup: the bench binaries must be built.
+set -uo pipefail
+
+root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$(realpath -m -- "${1:-$root/build}")
+kscale=$root/scripts/kscale
+bench=$build/bench/mnt_writers
+tmp=$(mktemp -d)
+trap 'rm -rf -- "$tmp"' EXIT
+export KSCALE_NO_SETUP=1 KSCALE_BUILD=$build
+export KSCALE_RESULTS=$tmp/results KSCALE_PLOTS=$tmp/plots
+passed=0
+failed=0
+status=0
+
+check() {
+	local name=$1
+
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		printf 'FAIL: %s (exit status %d, stderr:)\n' "$name" "$status"
+		sed 's/^/  /' "$tmp/err"
+	fi
+}
+
+# Run CMD..., its status in $status, its stdout and stderr in $tmp/out, err;
+# the checks after it look at them (and show stderr when they fail).
+run() {
+	status=0
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null || status=$?
+}
+
+one_stderr_line() {
+	local lines
+
+	mapfile -t lines <"$tmp/err"
+	((${#lines[@]} == 1))
+}
+
+# Exit status STATUS and a one-line stderr.
+expect_error() {
+	local want=$1
+
+	((status == want)) && one_stderr_line
+}
+
+expect_usage() {
+	((status == 0)) && grep -q "usage: kscale $1" "$tmp/out"
+}
+
+test_help() {
+	local command
+
+	run "$kscale" --help
+	check "kscale --help" expect_usage COMMAND
+	for command in setup run test list compare plot; do
+		run "$kscale" "$command" --help
+		check "kscale $command --help" expect_usage "$command"
+	done
+}
+
+test_bad_input() {
+	printf 'run ok mnt_writers\nbogus line\n' >"$tmp/malformed.conf"
+	printf 'include loop-b.conf\n' >"$tmp/loop-a.conf"
+	printf 'include loop-a.conf\n' >"$tmp/loop-b.conf"
+	printf 'run x no_such_bench\n' >"$tmp/nobench.conf"
+	printf 'run x mnt_writers\nplot y\n' >"$tmp/nolabel.conf"
+
+	run "$kscale" bogus
+	check "unknown command" expect_error 2
+	run "$kscale" run no-such-config
+	check "unknown config" expect_error 2
+	run "$kscale" run "$tmp/malformed.conf"
+	check "malformed config" expect_error 2
+	run "$kscale" run "$tmp/loop-a.conf"
+	check "include loop" expect_error 2
+	run "$kscale" run "$tmp/nobench.conf"
+	check "missing bench binary" expect_error 2
+	run "$kscale" run "$tmp/nolabel.conf"
+	check "plot of a label not run" expect_error 2
+	run "$kscale" run --bogus
+	check "unknown run option" expect_error 2
+}
+
+json_parses() {
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
+}
+
+# At least one PNG under DIR, starting with the PNG signature.
+png_written() {
+	local png
+
+	for png in "$1"/*.png; do
+		if cmp -s -n 8 "$png" <(printf '\x89PNG\r\n\x1a\n'); then
+			return 0
+		fi
+	done
+	return 1
+}
+
+test_run_smoke() {
+	local results=$KSCALE_RESULTS/smoke
+
+	run "$kscale" run "$root/configs/smoke.conf"
+	check "run smoke.conf exits 0" test "$status" -eq 0
+	check "smoke.json parses" json_parses "$results/smoke.json"
+	check "compare .txt has % change" grep -q '% change' "$results/smoke.atomic-percpu.txt"
+	check "compare .md written" test -s "$results/smoke.atomic-percpu.md"
+	check "compare table printed" grep -q '% change' "$tmp/out"
+	check "PNG plot written" png_written "$KSCALE_PLOTS/smoke"
+}
+
+# The bench binary rejects ARG: non-zero exit, one stderr line of its own,
+# no output file (nor temp file) left.
+bench_rejects() {
+	local dir=$tmp/bench-out
+
+	rm -rf -- "$dir"
+	mkdir -- "$dir"
+	run "$bench" "$1" "--benchmark_out=$dir/out.json" --benchmark_out_format=json
+	((status != 0)) && one_stderr_line &&
+		grep -q "^${bench##*/}: " "$tmp/err" && [[ -z $(ls -A -- "$dir") ]]
+}
+
+test_bench_bad_input() {
+	local arg
+
+	for arg in --cpus=0 --cpus=abc --cpus=99999 --placement=list:9999 \
+		   --duration=-1 --variants=nope --workloads=nope --mounts=3; do
+		check "mnt_writers $arg" bench_rejects "$arg"
+	done
+}
+
+test_help
+test_bad_input
+test_run_smoke
+test_bench_bad_input
+printf '%d passed, %d failed\n' "$passed" "$failed"
+((failed == 0))
