@@ -35,6 +35,8 @@ struct file {
 
 struct openbench {
 	const struct mnt_writers_ops *ops;	/* NULL for `real` */
+	int (*open_write)(struct kscale_thread *t, int m);
+	void (*close)(struct kscale_thread *t, int m);
 	struct vfsmount *mnt[MAX_MOUNTS];
 	int mounts;
 	unsigned long path_ns;
@@ -44,6 +46,7 @@ struct openbench {
 struct openbench_thread {
 	struct file file[MAX_MOUNTS];
 	char path[MAX_MOUNTS][320];
+	int fd;
 };
 
 static struct tmpfs_dirs real_dirs;
@@ -75,68 +78,68 @@ static void __fput(struct openbench *ob, struct file *f)
 	ndelay(ob->path_ns - ob->path_ns / 2);
 }
 
-static void openbench_model(struct kscale_thread *t)
+static int model_open_write(struct kscale_thread *t, int m)
 {
-	struct openbench *ob = t->run->priv;
 	struct openbench_thread *ot = t->priv;
-	unsigned long i = 0;
-	struct file *f;
-	int ret;
+	int ret = __dentry_open(t->run->priv, &ot->file[m]);
 
-	while (kscale_running(t)) {
-		f = &ot->file[i++ % ob->mounts];
-		ret = __dentry_open(ob, f);
-		if (unlikely(ret)) {
-			kscale_fail(t->run, "mnt_want_write: %s", strerror(-ret));
-			return;
-		}
-		vfs_write(f, "abc", 3);
-		do_migrate(t, kscale_partner_cpu(t));
-		__fput(ob, f);
-		do_migrate(t, t->cpu);
-		kscale_count(t);
-	}
+	if (unlikely(ret))
+		return kscale_fail(t->run, "mnt_want_write: %s", strerror(-ret));
+	vfs_write(&ot->file[m], "abc", 3);
+	return 0;
+}
+
+static void model_close(struct kscale_thread *t, int m)
+{
+	struct openbench_thread *ot = t->priv;
+
+	__fput(t->run->priv, &ot->file[m]);
 }
 
 static int real_open_write(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT, 0600);
 
-	if (fd < 0 || write(fd, "abc", 3) != 3)
-		return -1;
+	if (fd >= 0 && write(fd, "abc", 3) != 3) {
+		close(fd);
+		fd = -1;
+	}
 	return fd;
 }
 
-static void openbench_real(struct kscale_thread *t)
+static int real_open_write_thread(struct kscale_thread *t, int m)
 {
-	struct openbench *ob = t->run->priv;
 	struct openbench_thread *ot = t->priv;
-	unsigned long i = 0;
-	const char *path;
-	int fd;
 
-	while (kscale_running(t)) {
-		path = ot->path[i++ % ob->mounts];
-		fd = real_open_write(path);
-		if (unlikely(fd < 0)) {
-			kscale_fail(t->run, "%s: %s", path, strerror(errno));
-			return;
-		}
-		do_migrate(t, kscale_partner_cpu(t));
-		close(fd);
-		do_migrate(t, t->cpu);
-		kscale_count(t);
-	}
+	ot->fd = real_open_write(ot->path[m]);
+	if (unlikely(ot->fd < 0))
+		return kscale_fail(t->run, "%s: %s", ot->path[m],
+				   strerror(errno));
+	return 0;
+}
+
+static void real_close(struct kscale_thread *t, int m)
+{
+	struct openbench_thread *ot = t->priv;
+
+	close(ot->fd);
 }
 
 static void openbench_loop(struct kscale_thread *t)
 {
 	struct openbench *ob = t->run->priv;
+	unsigned long i = 0;
+	int m;
 
-	if (ob->ops)
-		openbench_model(t);
-	else
-		openbench_real(t);
+	while (kscale_running(t)) {
+		m = i++ % ob->mounts;
+		if (unlikely(ob->open_write(t, m)))
+			return;
+		do_migrate(t, kscale_partner_cpu(t));
+		ob->close(t, m);
+		do_migrate(t, t->cpu);
+		kscale_count(t);
+	}
 }
 
 static const struct mnt_writers_ops *variant_ops(const char *name)
@@ -163,6 +166,8 @@ static int openbench_setup(struct kscale_run *run)
 		      path_work_auto_ns;
 	if (ob->migrate && kscale_nr_usable_cpus(run) < 2)
 		return kscale_fail(run, "--migrate needs two usable CPUs");
+	ob->open_write = ob->ops ? model_open_write : real_open_write_thread;
+	ob->close = ob->ops ? model_close : real_close;
 	if (!ob->ops)
 		return 0;
 	if (ob->ops->init)

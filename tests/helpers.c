@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../lib/kernel/percpu.h"
 #include "helpers.h"
@@ -22,6 +23,13 @@ void test_machine(struct topology *t, int nr_cpus, int nr_nodes)
 	kscale_set_cpu(0);
 	free(cpu);
 	free(node);
+}
+
+int test_racers(int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus < 2 ? 2 : cpus > max ? max : (int)cpus;
 }
 
 struct race {

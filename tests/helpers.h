@@ -13,6 +13,13 @@ struct test_thread {
 	void *arg;
 };
 
+/*
+ * Threads that can race without sharing a CPU: a ticket lock whose next
+ * waiter is descheduled stalls everyone (userspace cannot disable
+ * preemption), which tests time rather than correctness.
+ */
+int test_racers(int max);
+
 /* Run fn on nr threads, thread i as CPU i of the test machine. */
 void test_race(int nr, void (*fn)(struct test_thread *), void *arg);
 

@@ -23,11 +23,6 @@ struct vfsmount {
 
 static spinlock_t vfsmount_lock = __SPIN_LOCK_UNLOCKED;
 
-static inline int __mnt_is_readonly(struct vfsmount *mnt)
-{
-	return READ_ONCE(mnt->mnt_flags) & MNT_READONLY;
-}
-
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
 	struct vfsmount *mnt = aligned_alloc(SMP_CACHE_BYTES,

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "../../lib/kernel/compiler.h"
+
 struct vfsmount;
 
 struct mnt_writers_ops {
@@ -36,5 +38,8 @@ extern const struct mnt_writers_ops *const mnt_writers_variants[];
 extern const int mnt_writers_nr_variants;
 
 #define MNT_READONLY	0x40	/* does the user want this to be r/o? */
+
+/* Every era's struct vfsmount has its flags in ->mnt_flags. */
+#define __mnt_is_readonly(mnt)	(READ_ONCE((mnt)->mnt_flags) & MNT_READONLY)
 
 #endif

@@ -16,11 +16,6 @@ struct vfsmount {
 	int mnt_flags;
 };
 
-static inline int __mnt_is_readonly(struct vfsmount *mnt)
-{
-	return READ_ONCE(mnt->mnt_flags) & MNT_READONLY;
-}
-
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
 	(void)name;

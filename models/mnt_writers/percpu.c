@@ -60,11 +60,6 @@ static void init_mnt_writers(void)
 	}
 }
 
-static inline int __mnt_is_readonly(struct vfsmount *mnt)
-{
-	return READ_ONCE(mnt->mnt_flags) & MNT_READONLY;
-}
-
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
 	struct vfsmount *mnt = aligned_alloc(SMP_CACHE_BYTES,

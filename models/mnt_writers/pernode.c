@@ -28,11 +28,6 @@ struct vfsmount {
 	struct mnt_node_writer **mnt_node_writers;	/* [nr_node_ids] */
 };
 
-static inline int __mnt_is_readonly(struct vfsmount *mnt)
-{
-	return READ_ONCE(mnt->mnt_flags) & MNT_READONLY;
-}
-
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
 	struct vfsmount *mnt = calloc(1, sizeof(*mnt));

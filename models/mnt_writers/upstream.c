@@ -76,11 +76,6 @@ static unsigned int mnt_get_writers(struct mount *mnt)
 	return count;
 }
 
-static inline int __mnt_is_readonly(struct vfsmount *mnt)
-{
-	return READ_ONCE(mnt->mnt_flags) & MNT_READONLY;
-}
-
 static int mnt_get_write_access(struct vfsmount *m)
 {
 	struct mount *mnt = real_mount(m);
