@@ -12,9 +12,7 @@
 
 static void null_c_batch(void *arg, uint64_t iterations)
 {
-	uint64_t i;
-
-	for (i = 0; i < iterations; i++)
+	while (iterations--)
 		barrier();
 }
 
