@@ -102,7 +102,9 @@ def variant_tables(results, before, after):
             point = selected(run, selector, free)
             if point:
                 points[side][point] = run
-    common = sorted(set(points[0]) & set(points[1]), key=lambda p: p[3])
+    # registration order (family_index), whatever order the runs ran in
+    common = sorted(set(points[0]) & set(points[1]),
+                    key=lambda p: (points[0][p].rows[0].get("family_index", 0), p[3]))
     sections = {}
     for point in common:
         before_run = points[0][point]

@@ -59,9 +59,12 @@ def file_stem(prefix, model, workload, knobs, metric):
 
 
 def series(runs, metric):
-    """[(variant, [(threads, median, min, max), ...]), ...] skipping empty points."""
+    """[(variant, [(threads, median, min, max), ...]), ...] skipping empty points.
+
+    Variants keep the model's order (registration order, family_index),
+    whatever order random interleaving ran them in."""
     lines = {}
-    for run in sorted(runs, key=lambda r: r.threads):
+    for run in sorted(runs, key=lambda r: (r.rows[0].get("family_index", 0), r.threads)):
         values = run.values(metric)
         if values:
             point = (run.threads, stats.median(values), min(values), max(values))
