@@ -59,37 +59,44 @@ static int split_list(const char *s, struct knob_values *kv)
 	return kv->nr ? 0 : -1;
 }
 
+/* --mounts=2 or --path-work-ns=auto: '-' in flags stands for '_'. */
+static void knob_flag(char *flag, size_t len, const char *name)
+{
+	size_t i;
+
+	snprintf(flag, len, "--%s", name);
+	for (i = 2; flag[i]; i++)
+		if (flag[i] == '_')
+			flag[i] = '-';
+}
+
 static int set_knob(const struct kscale_knob *k, struct knob_values *kv,
 		    const char *value, char *err, size_t len)
 {
 	int i;
 
+	char flag[96], why[160];
+
+	knob_flag(flag, sizeof(flag), k->name);
 	if (split_list(value, kv)) {
-		snprintf(err, len, "--%s: empty value", k->name);
+		snprintf(err, len, "%s: empty value", flag);
 		return -1;
 	}
 	for (i = 0; i < kv->nr; i++) {
-		char why[160];
-
 		if (k->check(kv->value[i], why, sizeof(why))) {
-			snprintf(err, len, "--%s=%s: %s", k->name,
-				 kv->value[i], why);
+			snprintf(err, len, "%s=%s: %s", flag, kv->value[i],
+				 why);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* --mounts=2 or --path-work-ns=auto: '-' in flags stands for '_'. */
 static const char *knob_flag_value(const char *arg, const char *name)
 {
 	char flag[96];
-	size_t i;
 
-	snprintf(flag, sizeof(flag), "--%s", name);
-	for (i = 2; flag[i]; i++)
-		if (flag[i] == '_')
-			flag[i] = '-';
+	knob_flag(flag, sizeof(flag), name);
 	return flag_value(arg, flag);
 }
 
@@ -104,6 +111,10 @@ static int parse_knob(struct kscale_options *o, const struct kscale_model *m,
 		if (!v)
 			continue;
 		*matched = true;
+		if (!*v && strchr(arg, '=')) {
+			snprintf(err, len, "%s needs a value", arg);
+			return -1;
+		}
 		/* a bare boolean flag, e.g. --migrate */
 		return set_knob(&m->knobs[i], &o->knobs[i], *v ? v : "1",
 				err, len);
@@ -251,6 +262,7 @@ int options_select(const char *list, const char *what, const char **names,
 
 void options_usage(const struct kscale_model *m)
 {
+	char flag[96];
 	int i;
 
 	printf("usage: %s [OPTION]... [--benchmark_*...]\n%s\n\n", m->name,
@@ -276,9 +288,11 @@ void options_usage(const struct kscale_model *m)
 	       "                       --benchmark_out=FILE "
 	       "(written whole or not at all)\n\nModel knobs (comma lists "
 	       "run every value):\n");
-	for (i = 0; i < m->nr_knobs; i++)
-		printf("  --%-19s %s (default %s)\n", m->knobs[i].name,
-		       m->knobs[i].doc, m->knobs[i].def);
+	for (i = 0; i < m->nr_knobs; i++) {
+		knob_flag(flag, sizeof(flag), m->knobs[i].name);
+		printf("  %-21s%s (default %s)\n", flag, m->knobs[i].doc,
+		       m->knobs[i].def);
+	}
 }
 
 void options_list(const struct kscale_model *m)

@@ -132,7 +132,11 @@ test_bench_bad_input() {
 	local arg
 
 	for arg in --cpus=0 --cpus=abc --cpus=99999 --placement=list:9999 \
-		   --duration=-1 --variants=nope --workloads=nope --mounts=3; do
+		   --cpus= --cpus=1, --placement=fill --placement=list: \
+		   --duration=-1 --duration=5x --warmup=-1 --numa-emulate=0 \
+		   --numa-emulate=99 --variants=nope --workloads=nope \
+		   --mounts=3 --mounts= --path-work-ns=fast --migrate=2 \
+		   --bogus; do
 		check "mnt_writers $arg" bench_rejects "$arg"
 	done
 }
