@@ -57,7 +57,7 @@ png_ok() {
 	for f in "$1"/*.png; do
 		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
 	done
-	ls "$1"/*ops_per_sec.png >/dev/null 2>&1
+	ls "$1"/*per_sec*.png >/dev/null 2>&1
 }
 
 fails_saying() {
@@ -96,6 +96,51 @@ check "emulation is recorded in the results" \
 check "primitives: every counter equals the increments counted" \
 	"$build/bench/primitives" --cpus=1,2 --hold-ns=0,50 "${tiny[@]}" \
 	--benchmark_out="$tmp/primitives.json"
+
+shmem_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+seen = set()
+for b in rows:
+    variant = b["name"].split("/")[2]
+    seen.add(variant)
+    assert b["faults_per_sec_per_cpu"] == b["ops_per_sec_per_cpu"] > 0, b["name"]
+    has_lock = variant in ("stat_lock", "nosbinfo")
+    assert ("stat_lock_wait_pct" in b) == has_lock, b["name"]
+    if has_lock:
+        assert 0 <= b["stat_lock_wait_pct"] < 100, b["name"]
+assert seen == {"stat_lock", "nosbinfo", "no_sbinfo_mount", "upstream",
+                "real", "real_private"}, seen
+PY
+}
+
+sigbus_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = {b["name"].split("/")[2]: b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"}
+assert rows["stat_lock"]["sigbus_faults"] > 0, rows["stat_lock"]
+assert rows["upstream"]["sigbus_faults"] == 0, rows["upstream"]
+PY
+}
+
+check "shmem_fault: every variant, distinct and shared object" \
+	"$build/bench/shmem_fault" --cpus=1,2 --pages=256 --shared-object=0,1 \
+	"${tiny[@]}" --benchmark_out="$tmp/shmem.json"
+check "shmem_fault: counters in the seed's unit and stat_lock wait" \
+	shmem_ok "$tmp/shmem.json"
+check "shmem_fault: compare stat_lock -> nosbinfo" \
+	bash -c "'$root/scripts/kscale-compare' '$tmp/shmem.json' --before=stat_lock --after=nosbinfo --metric=faults_per_sec_per_cpu | grep -q '% change'"
+check "shmem_fault: plot" \
+	bash -c "'$root/scripts/kscale-plot' '$tmp/shmem.json' --out-dir='$tmp/shmem-plots' --metric=faults_per_sec_per_cpu >/dev/null"
+check "shmem_fault: plots are PNG files" png_ok "$tmp/shmem-plots"
+check "shmem_fault: a limited mount fails faults, the books still balance" \
+	"$build/bench/shmem_fault" --cpus=2 --pages=512 --size-limit=600 \
+	--variants=stat_lock,upstream "${tiny[@]}" \
+	--benchmark_out="$tmp/sigbus.json"
+check "shmem_fault: only the baseline's faults fail" sigbus_ok "$tmp/sigbus.json"
 
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \

@@ -39,6 +39,7 @@ struct kscale_run {
 	struct kscale_thread *threads;
 	void *priv;			/* the workload's, shared */
 	int failed;			/* error[] is set: the run is void */
+	double elapsed;			/* s from start to stop, warm-up included */
 	char error[256];
 	int nr_counters;
 	struct kscale_counter counters[KSCALE_MAX_COUNTERS];

@@ -67,10 +67,11 @@ static void *controller(void *arg)
 	struct kscale_run *run = &b->run;
 	unsigned long *start = calloc(run->nr_threads, sizeof(*start));
 	unsigned long *end = calloc(run->nr_threads, sizeof(*end));
-	double t0, t1;
+	double started, t0, t1;
 
 	pthread_barrier_wait(&b->window_met);
-	sleep_until(now() + b->warmup);
+	started = now();
+	sleep_until(started + b->warmup);
 	snapshot(run, start);
 	t0 = now();
 	sleep_until(t0 + b->duration);
@@ -78,6 +79,7 @@ static void *controller(void *arg)
 	t1 = now();
 	WRITE_ONCE(run->stop, 1);
 	b->window = t1 - t0;
+	run->elapsed = t1 - started;
 	set_counters(b, start, end);
 	pthread_barrier_wait(&b->window_met);
 	free(start);
@@ -112,6 +114,8 @@ static bool run_prepare(struct kscale_bench *b)
 	}
 	fprintf(stderr, "kscale: [%d/%d] %s\n", ++progress_done,
 		progress_total, b->name);
+	/* set-up runs unpinned, but per-CPU data needs a CPU to name */
+	kscale_set_cpu(b->cpu_of_thread[0]);
 	if (b->workload->setup && b->workload->setup(run))
 		return false;
 	if (pthread_create(&b->controller, NULL, controller, b)) {

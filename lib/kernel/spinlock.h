@@ -14,6 +14,7 @@
 #define KSCALE_KERNEL_SPINLOCK_H
 
 #include "compiler.h"
+#include "tsc.h"
 
 /* NR_CPUS >= 256 layout: 16-bit tickets, taken with one 32-bit xadd. */
 typedef struct {
@@ -74,5 +75,18 @@ static inline bool spin_is_locked(spinlock_t *lock)
 
 	return (uint16_t)v != (uint16_t)(v >> TICKET_SHIFT);
 }
+
+/*
+ * spin_lock() that adds the cycles spent waiting to *wait.  Uncontended it
+ * costs what spin_lock() does (one atomic); only a wait is timed.
+ */
+#define spin_lock_account(lock, wait) do {				\
+	if (unlikely(!spin_trylock(lock))) {				\
+		uint64_t __t0 = rdtsc_ordered();			\
+									\
+		spin_lock(lock);					\
+		*(wait) += rdtsc_ordered() - __t0;			\
+	}								\
+} while (0)
 
 #endif

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault (the seed's test, seed 002): each thread maps --pages of
+ * /dev/zero MAP_SHARED, touches every page once (one fault each), unmaps,
+ * and starts again.  With --shared-object every thread faults its own
+ * range of one object instead, and gives its range back after each pass.
+ *
+ * Model variants run shmem_nopage()/shmem_fault() of their kernel and
+ * write the first byte of the page they get (after checking it was
+ * cleared).  `real` and `real_private` make the running kernel do it:
+ * mmap(MAP_SHARED) of /dev/zero, or MAP_PRIVATE, a write per page,
+ * munmap (MADV_REMOVE / MADV_DONTNEED on a shared object's range).
+ * Operations are successful faults; a failed one (SIGBUS in the kernel)
+ * ends the pass and is counted in sigbus_faults.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../lib/harness/kscale.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/tsc.h"
+#include "../models/shmem_fault/shmem_fault.h"
+
+#define MAX_PAGES	(1L << 24)
+
+struct fault_run;
+
+struct fault_kind {
+	void (*pass_begin)(struct kscale_thread *t);
+	int (*touch)(struct kscale_thread *t, unsigned long idx);
+	void (*pass_end)(struct kscale_thread *t);
+};
+
+struct fault_run {
+	const struct fault_kind *kind;
+	const struct shmem_fault_ops *ops;	/* model variants */
+	unsigned long pages;
+	unsigned long size_limit;
+	bool shared;
+	bool private;				/* real_private */
+	struct file *shared_file;
+	char *shared_map;
+};
+
+struct fault_thread {
+	struct file *file;
+	char *map;			/* real: the mapping's first page */
+	unsigned long next, end;	/* pages of this pass: [next, end) */
+	unsigned long start;
+	unsigned long sigbus;
+	uint64_t stat_lock_wait;
+};
+
+static int devzero = -1;
+
+static void range_of(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+
+	ft->start = fr->shared ? t->id * fr->pages : 0;
+	ft->next = ft->start;
+	ft->end = ft->start + fr->pages;
+}
+
+static void model_pass_begin(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+
+	ft->file = fr->shared ? fr->shared_file :
+		   fr->ops->shmem_zero_setup(fr->pages);
+	range_of(t);
+}
+
+static int model_touch(struct kscale_thread *t, unsigned long idx)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+	struct page *page;
+	char *addr;
+	int err = fr->ops->shmem_fault(ft->file, idx, &page);
+
+	if (err)
+		return err;
+	addr = page_address(page);
+	if (unlikely(*(long *)addr))
+		return kscale_fail(t->run, "page %lu was not cleared", idx);
+	addr[0] = 1;
+	return 0;
+}
+
+static void model_pass_end(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+
+	if (fr->shared)
+		fr->ops->shmem_release(ft->file, ft->start, ft->end);
+	else
+		fr->ops->fput(ft->file);
+}
+
+static void real_pass_begin(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+	size_t len = fr->pages * PAGE_SIZE;
+
+	range_of(t);
+	if (fr->shared) {
+		ft->map = fr->shared_map;
+		return;
+	}
+	ft->map = fr->private ?
+		mmap(NULL, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, devzero, 0);
+	if (ft->map == MAP_FAILED) {
+		kscale_fail(t->run, "mmap of %zu bytes: %s", len,
+			    strerror(errno));
+		ft->map = NULL;
+		ft->next = ft->end;
+	}
+}
+
+static int real_touch(struct kscale_thread *t, unsigned long idx)
+{
+	struct fault_thread *ft = t->priv;
+
+	((volatile char *)ft->map)[idx * PAGE_SIZE] = 1;
+	return 0;
+}
+
+static void real_pass_end(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+	char *start = ft->map + ft->start * PAGE_SIZE;
+	size_t len = fr->pages * PAGE_SIZE;
+
+	if (!ft->map)
+		return;
+	if (!fr->shared)
+		munmap(ft->map, len);
+	else if (madvise(start, len, fr->private ? MADV_DONTNEED : MADV_REMOVE))
+		kscale_fail(t->run, "madvise: %s", strerror(errno));
+}
+
+static const struct fault_kind model_kind = {
+	model_pass_begin, model_touch, model_pass_end,
+};
+
+static const struct fault_kind real_kind = {
+	real_pass_begin, real_touch, real_pass_end,
+};
+
+static void fault_loop(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+	const struct fault_kind *k = fr->kind;
+
+	stat_lock_wait = 0;
+	k->pass_begin(t);
+	while (kscale_running(t)) {
+		if (ft->next == ft->end) {
+			k->pass_end(t);
+			k->pass_begin(t);
+		}
+		if (likely(!k->touch(t, ft->next++))) {
+			kscale_count(t);
+		} else {
+			ft->sigbus++;
+			ft->next = ft->end;
+		}
+	}
+	k->pass_end(t);
+	ft->stat_lock_wait = stat_lock_wait;
+}
+
+static const struct shmem_fault_ops *variant_ops(const char *name)
+{
+	int i;
+
+	for (i = 0; i < shmem_fault_nr_variants; i++)
+		if (!strcmp(shmem_fault_variants[i]->name, name))
+			return shmem_fault_variants[i];
+	return NULL;
+}
+
+static int shared_setup(struct kscale_run *run, struct fault_run *fr)
+{
+	unsigned long pages = fr->pages * run->nr_threads;
+
+	if (fr->ops) {
+		fr->shared_file = fr->ops->shmem_zero_setup(pages);
+		return 0;
+	}
+	fr->shared_map = fr->private ?
+		mmap(NULL, pages * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+		mmap(NULL, pages * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, devzero, 0);
+	if (fr->shared_map == MAP_FAILED)
+		return kscale_fail(run, "mmap of %lu pages: %s", pages,
+				   strerror(errno));
+	return 0;
+}
+
+static int fault_setup(struct kscale_run *run)
+{
+	struct fault_run *fr = calloc(1, sizeof(*fr));
+	int i;
+
+	run->priv = fr;
+	fr->ops = variant_ops(kscale_variant(run));
+	fr->kind = fr->ops ? &model_kind : &real_kind;
+	fr->private = !strcmp(kscale_variant(run), "real_private");
+	fr->pages = kscale_knob_long(run, "pages");
+	fr->shared = kscale_knob_long(run, "shared_object");
+	fr->size_limit = kscale_knob_long(run, "size_limit");
+	if (fr->ops)
+		fr->ops->shm_mount(fr->size_limit);
+	for (i = 0; i < run->nr_threads; i++)
+		run->threads[i].priv = calloc(1, sizeof(struct fault_thread));
+	return fr->shared ? shared_setup(run, fr) : 0;
+}
+
+/* Every pass ended: the superblock's books must be back where they began. */
+static void check_books(struct kscale_run *run, struct fault_run *fr)
+{
+	struct shmem_stats st;
+
+	fr->ops->sb_stats(&st);
+	if (st.has_sbinfo && st.free_blocks != st.max_blocks)
+		kscale_fail(run, "free_blocks %lu of %lu after every unmap",
+			    st.free_blocks, st.max_blocks);
+}
+
+static void fault_counters(struct kscale_run *run, struct fault_run *fr)
+{
+	double wait_ns = 0, ops_per_cpu = 0, sigbus = 0;
+	int i;
+
+	for (i = 0; i < run->nr_counters; i++)
+		if (!strcmp(run->counters[i].name, "ops_per_sec_per_cpu"))
+			ops_per_cpu = run->counters[i].value;
+	kscale_set_counter(run, "faults_per_sec_per_cpu", ops_per_cpu);
+	for (i = 0; i < run->nr_threads; i++) {
+		struct fault_thread *ft = run->threads[i].priv;
+
+		wait_ns += cycles_to_ns(ft->stat_lock_wait);
+		sigbus += ft->sigbus;
+	}
+	if (fr->ops && strcmp(fr->ops->name, "no_sbinfo_mount") &&
+	    strcmp(fr->ops->name, "upstream"))
+		kscale_set_counter(run, "stat_lock_wait_pct", 100 * wait_ns /
+				   (run->elapsed * 1e9 * run->nr_threads));
+	if (fr->size_limit)
+		kscale_set_counter(run, "sigbus_faults", sigbus);
+}
+
+static int fault_teardown(struct kscale_run *run)
+{
+	struct fault_run *fr = run->priv;
+	int i;
+
+	if (fr->shared_file)
+		fr->ops->fput(fr->shared_file);
+	if (fr->shared_map && fr->shared_map != MAP_FAILED)
+		munmap(fr->shared_map, fr->pages * run->nr_threads * PAGE_SIZE);
+	if (fr->ops)
+		check_books(run, fr);
+	fault_counters(run, fr);
+	for (i = 0; i < run->nr_threads; i++)
+		free(run->threads[i].priv);
+	free(fr);
+	return run->failed ? -1 : 0;
+}
+
+static int shmem_fault_init(const struct kscale_options *o, char *err,
+			    size_t len)
+{
+	tsc_calibrate();
+	page_alloc_init();
+	devzero = open("/dev/zero", O_RDWR);
+	if (devzero < 0) {
+		snprintf(err, len, "/dev/zero: %s", strerror(errno));
+		return -1;
+	}
+	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
+	kscale_add_context("not_modelled", "TLB, PTE installation, page "
+			   "references and LRU, memcg, swap");
+	return 0;
+}
+
+static int check_pages(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, MAX_PAGES, err, len);
+}
+
+static int check_size_limit(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 0, MAX_PAGES * 64, err, len);
+}
+
+static const struct kscale_workload workloads[] = {
+	{
+		.name = "fault",
+		.doc = "map /dev/zero shared, touch every page once, unmap, "
+		       "again",
+		.setup = fault_setup,
+		.loop = fault_loop,
+		.teardown = fault_teardown,
+	},
+};
+
+static const struct kscale_variant variants[] = {
+	{ "stat_lock", "2.6.7: the superblock stat_lock on every fault" },
+	{ "nosbinfo", "the seed: SHMEM_NOSBINFO on dev/zero inodes skips the "
+		      "superblock's books" },
+	{ "no_sbinfo_mount", "2.6.9 as merged: the internal mount has no "
+			     "sbinfo" },
+	{ "upstream", "today: xarray lock, inode i_lock, info->lock; no "
+		      "superblock lock" },
+	{ "real", "the running kernel: mmap(MAP_SHARED) of /dev/zero" },
+	{ "real_private", "the running kernel: MAP_PRIVATE (anonymous "
+			  "memory), for contrast" },
+};
+
+static const struct kscale_knob knobs[] = {
+	{ "pages", "4096", "pages per mapping (per thread's range with "
+	  "--shared-object)", check_pages },
+	{ "shared_object", "0", "1: every thread faults its own range of one "
+	  "object", kscale_check_bool },
+	{ "size_limit", "0", "pages the internal mount may hold, 0 for "
+	  "unlimited (only stat_lock keeps count)", check_size_limit },
+};
+
+const struct kscale_model kscale_model = {
+	.name = "shmem_fault",
+	.doc = "/dev/zero shared-mapping faults and the shmem stat_lock "
+	       "(seed 002, 2.6.7 mm/shmem.c)",
+	.workloads = workloads,
+	.nr_workloads = 1,
+	.variants = variants,
+	.nr_variants = sizeof(variants) / sizeof(variants[0]),
+	.knobs = knobs,
+	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
+	.init = shmem_fault_init,
+};

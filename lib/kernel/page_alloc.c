@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <sched.h>
+#include <stdlib.h>
+
+#include "page_alloc.h"
+#include "percpu.h"
+#include "spinlock.h"
+
+#define PAGE_BATCH	64
+
+/* The lock only matters when threads share a CPU (--oversubscribe). */
+struct per_cpu_pages {
+	spinlock_t lock;
+	struct page *free;
+};
+
+static struct per_cpu_pages __percpu *pcp;
+
+void page_alloc_init(void)
+{
+	if (!pcp)
+		pcp = alloc_percpu(struct per_cpu_pages);
+}
+
+/* A batch of pages on this CPU's node: data and struct pages apart. */
+static void refill(struct per_cpu_pages *list)
+{
+	char *data = kzalloc_node(PAGE_BATCH * PAGE_SIZE + PAGE_SIZE,
+				  numa_node_id());
+	struct page *pages = kzalloc_node(PAGE_BATCH * sizeof(*pages),
+					  numa_node_id());
+	int i;
+
+	data = (char *)(((uintptr_t)data + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+	for (i = 0; i < PAGE_BATCH; i++) {
+		pages[i].virtual = data + i * PAGE_SIZE;
+		pages[i].lru = list->free;
+		list->free = &pages[i];
+	}
+}
+
+struct page *alloc_page(void)
+{
+	struct per_cpu_pages *list = this_cpu_ptr(pcp);
+	struct page *page;
+
+	spin_lock(&list->lock);
+	if (unlikely(!list->free))
+		refill(list);
+	page = list->free;
+	list->free = page->lru;
+	spin_unlock(&list->lock);
+	page->flags = 0;
+	page->mapping = NULL;
+	return page;
+}
+
+void __free_page(struct page *page)
+{
+	struct per_cpu_pages *list = this_cpu_ptr(pcp);
+
+	spin_lock(&list->lock);
+	page->lru = list->free;
+	list->free = page;
+	spin_unlock(&list->lock);
+}
+
+void __lock_page(struct page *page)
+{
+	while (TestSetPageLocked(page))
+		sched_yield();
+}

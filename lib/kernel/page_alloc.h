@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * 4 KiB pages from per-CPU free lists, standing in for the buddy
+ * allocator's per-CPU page lists (the pcp fast path): uncontended, local.
+ * A CPU whose list is empty takes a batch of fresh pages on its node.
+ * Pages are never returned to the system; the pool grows to its peak.
+ * Pages come back dirty, as from the kernel: callers clear them.  Each
+ * list has a lock, as the kernel's pcp lists have since 5.19; it is only
+ * ever contended when threads share a CPU.
+ */
+#ifndef KSCALE_KERNEL_PAGE_ALLOC_H
+#define KSCALE_KERNEL_PAGE_ALLOC_H
+
+#include "compiler.h"
+
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+
+struct address_space;
+
+struct page {
+	unsigned long flags;
+	unsigned long index;
+	struct address_space *mapping;
+	void *virtual;			/* the 4 KiB of data */
+	struct page *lru;		/* free list link */
+};
+
+#define PG_locked	(1UL << 0)
+#define PG_uptodate	(1UL << 1)
+
+struct page *alloc_page(void);
+void __free_page(struct page *page);
+void page_alloc_init(void);
+
+static inline void *page_address(struct page *page)
+{
+	return page->virtual;
+}
+
+/* The page lock: the kernel sleeps on it; here a waiter spins, yielding. */
+void __lock_page(struct page *page);
+
+static inline bool TestSetPageLocked(struct page *page)
+{
+	return __atomic_fetch_or(&page->flags, PG_locked,
+				 __ATOMIC_ACQUIRE) & PG_locked;
+}
+
+static inline void lock_page(struct page *page)
+{
+	if (TestSetPageLocked(page))
+		__lock_page(page);
+}
+
+static inline void unlock_page(struct page *page)
+{
+	__atomic_fetch_and(&page->flags, ~PG_locked, __ATOMIC_RELEASE);
+}
+
+static inline bool PageUptodate(struct page *page)
+{
+	return __atomic_load_n(&page->flags, __ATOMIC_ACQUIRE) & PG_uptodate;
+}
+
+static inline void SetPageUptodate(struct page *page)
+{
+	__atomic_fetch_or(&page->flags, PG_uptodate, __ATOMIC_RELEASE);
+}
+
+static inline void clear_page(void *addr)
+{
+	__builtin_memset(addr, 0, PAGE_SIZE);
+}
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /dev/zero shared-mapping fault path behind one table, so the fault
+ * workload and the validation tests drive every variant alike.  Each
+ * variant file has its own era's structures; a struct file here is
+ * "one mapping of /dev/zero" (the vma's file), indexed in pages.
+ */
+#ifndef KSCALE_SHMEM_FAULT_H
+#define KSCALE_SHMEM_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../lib/kernel/page_alloc.h"
+
+#define BLOCKS_PER_PAGE	(PAGE_SIZE / 512)
+
+struct file;
+
+/* A quiet-point view of an object and its mount, for validation. */
+struct shmem_stats {
+	bool has_sbinfo;		/* the superblock counts this object */
+	bool inode_books;		/* i_blocks counts its pages */
+	unsigned long max_blocks;
+	unsigned long free_blocks;
+	unsigned long i_blocks;		/* the inode's 512-byte blocks */
+	unsigned long nrpages;		/* data pages in the page cache */
+	unsigned long index_pages;	/* swap-vector pages (2.6.7 only) */
+};
+
+struct shmem_fault_ops {
+	const char *name;
+	/* The internal shm mount, limited to size_limit pages (0: unlimited). */
+	void (*shm_mount)(unsigned long size_limit);
+	/* mmap(MAP_SHARED) of /dev/zero: a new unlinked object of `pages`. */
+	struct file *(*shmem_zero_setup)(unsigned long pages);
+	/* One fault at page idx: 0, or -ENOSPC (SIGBUS) or -ENOMEM. */
+	int (*shmem_fault)(struct file *file, unsigned long idx,
+			   struct page **pagep);
+	/* Give back the pages of [start, end) (see the variant files). */
+	void (*shmem_release)(struct file *file, unsigned long start,
+			      unsigned long end);
+	/* munmap() of the last mapping: the object and its pages go. */
+	void (*fput)(struct file *file);
+	void (*shmem_stats)(struct file *file, struct shmem_stats *st);
+	/* Superblock-wide totals, to check the books balance at the end. */
+	void (*sb_stats)(struct shmem_stats *st);
+};
+
+extern const struct shmem_fault_ops shmem_fault_stat_lock;
+extern const struct shmem_fault_ops shmem_fault_nosbinfo;
+extern const struct shmem_fault_ops shmem_fault_no_sbinfo_mount;
+extern const struct shmem_fault_ops shmem_fault_upstream;
+
+extern const struct shmem_fault_ops *const shmem_fault_variants[];
+extern const int shmem_fault_nr_variants;
+
+/* Cycles this thread waited for the superblock stat_lock. */
+extern __thread uint64_t stat_lock_wait;
+
+#endif

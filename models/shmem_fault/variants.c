@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "shmem_fault.h"
+
+__thread uint64_t stat_lock_wait;
+
+const struct shmem_fault_ops *const shmem_fault_variants[] = {
+	&shmem_fault_stat_lock,
+	&shmem_fault_nosbinfo,
+	&shmem_fault_no_sbinfo_mount,
+	&shmem_fault_upstream,
+};
+
+const int shmem_fault_nr_variants =
+	sizeof(shmem_fault_variants) / sizeof(shmem_fault_variants[0]);

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of every shmem_fault variant: pages read back as zero, the
+ * block books balance at every quiet point and return to the start,
+ * i_blocks counts the pages held, ENOSPC comes exactly at the limit, and
+ * threads racing on one index end up sharing one page.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/percpu.h"
+#include "../models/shmem_fault/shmem_fault.h"
+#include "helpers.h"
+
+#define PAGES		600	/* past SHMEM_NR_DIRECT and one index page */
+#define MAX_RACERS	4
+#ifdef KSCALE_SANITIZE
+#define PASSES		3	/* ThreadSanitizer serialises the race */
+#else
+#define PASSES		20
+#endif
+
+static struct topology machine;
+
+#define for_each_variant(ops, i)					\
+	for ((i) = 0; (i) < shmem_fault_nr_variants &&			\
+	     ((ops) = shmem_fault_variants[i], 1); (i)++)
+
+static bool page_is_zero(struct page *page)
+{
+	const unsigned long *p = page_address(page);
+	size_t i;
+
+	for (i = 0; i < PAGE_SIZE / sizeof(*p); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* The books of one object at a quiet point. */
+static void assert_books(const struct shmem_fault_ops *ops, struct file *f)
+{
+	struct shmem_stats st;
+	unsigned long held;
+
+	ops->shmem_stats(f, &st);
+	held = st.nrpages + st.index_pages;
+	assert_int_equal(st.i_blocks, st.inode_books ?
+			 BLOCKS_PER_PAGE * held : 0);
+	if (st.has_sbinfo)
+		assert_int_equal(st.free_blocks + held, st.max_blocks);
+}
+
+static void assert_sb_balanced(const struct shmem_fault_ops *ops)
+{
+	struct shmem_stats st;
+
+	ops->sb_stats(&st);
+	assert_int_equal(st.free_blocks, st.max_blocks);
+}
+
+/*
+ * Fault [start, end): a new page reads back as zero and is then marked
+ * with its index; a page already there still carries its mark.
+ */
+static void fault_range(const struct shmem_fault_ops *ops, struct file *f,
+			unsigned long start, unsigned long end, bool fresh)
+{
+	struct page *page;
+	unsigned long idx, *mark;
+
+	for (idx = start; idx < end; idx++) {
+		assert_int_equal(ops->shmem_fault(f, idx, &page), 0);
+		mark = (unsigned long *)page_address(page) + 511;
+		if (fresh) {
+			assert_true(page_is_zero(page));
+			*mark = idx + 1;
+		} else {
+			assert_int_equal(*mark, idx + 1);
+		}
+	}
+}
+
+static void test_pages_read_back_zero_and_books_balance(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct file *f;
+	int i, pass;
+
+	for_each_variant(ops, i) {
+		ops->shm_mount(0);
+		/* the second pass gets the first one's dirty pages back */
+		for (pass = 0; pass < 2; pass++) {
+			f = ops->shmem_zero_setup(PAGES);
+			fault_range(ops, f, 0, PAGES, true);
+			assert_books(ops, f);
+			ops->shmem_release(f, 100, 300);
+			assert_books(ops, f);
+			fault_range(ops, f, 0, 100, false);
+			fault_range(ops, f, 100, 300, true);
+			fault_range(ops, f, 300, PAGES, false);
+			assert_books(ops, f);
+			ops->fput(f);
+			assert_sb_balanced(ops);
+		}
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/* Faults that succeed before the first error, on a limited mount. */
+static unsigned long faults_until_error(const struct shmem_fault_ops *ops,
+					unsigned long limit,
+					unsigned long pages, int *err)
+{
+	struct page *page;
+	struct file *f;
+	unsigned long idx;
+
+	ops->shm_mount(limit);
+	f = ops->shmem_zero_setup(pages);
+	*err = 0;
+	for (idx = 0; idx < pages && !*err; idx++)
+		*err = ops->shmem_fault(f, idx, &page);
+	assert_books(ops, f);
+	ops->fput(f);
+	assert_sb_balanced(ops);
+	return idx - (*err != 0);
+}
+
+static void test_enospc_exactly_at_the_limit(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	unsigned long got;
+	int i, err;
+
+	for_each_variant(ops, i) {
+		bool limited = ops == &shmem_fault_stat_lock;
+
+		got = faults_until_error(ops, 10, 16, &err);
+		assert_int_equal(got, limited ? 10 : 16);
+		assert_int_equal(err, limited ? -ENOSPC : 0);
+		/*
+		 * 20 blocks: 16 direct pages, then index 16 takes the
+		 * i_indirect page and a leaf (2 blocks) and its data page;
+		 * index 17 takes the last block; index 18 finds none.
+		 */
+		got = faults_until_error(ops, 20, 32, &err);
+		assert_int_equal(got, limited ? 18 : 32);
+		assert_int_equal(err, limited ? -ENOSPC : 0);
+	}
+}
+
+struct race {
+	const struct shmem_fault_ops *ops;
+	struct file *file;
+	struct page *got[MAX_RACERS][PAGES];
+	int errors;
+	int dirty;
+};
+
+/* Everyone faults every index, each thread in its own order. */
+static void same_index_racer(struct test_thread *t)
+{
+	struct race *r = t->arg;
+	unsigned long n, idx;
+
+	/* coprime with PAGES: a permutation of the indexes */
+	static const unsigned long stride[MAX_RACERS] = { 1, 7, 11, 13 };
+
+	for (n = 0; n < PAGES; n++) {
+		idx = (n * stride[t->id] + t->id * 97) % PAGES;
+		if (r->ops->shmem_fault(r->file, idx, &r->got[t->id][idx]))
+			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void test_racing_faults_share_one_page(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct race *r = calloc(1, sizeof(*r));
+	int i, n = test_racers(MAX_RACERS), t, idx;
+	struct shmem_stats st;
+
+	for_each_variant(ops, i) {
+		ops->shm_mount(0);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->file = ops->shmem_zero_setup(PAGES);
+		test_race(n, same_index_racer, r);
+		assert_int_equal(r->errors, 0);
+		for (idx = 0; idx < PAGES; idx++)
+			for (t = 1; t < n; t++)
+				assert_ptr_equal(r->got[t][idx], r->got[0][idx]);
+		ops->shmem_stats(r->file, &st);
+		assert_int_equal(st.nrpages, PAGES);
+		assert_books(ops, r->file);
+		ops->fput(r->file);
+		assert_sb_balanced(ops);
+	}
+	free(r);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/* The benchmark's shared-object pattern: own range, fault, give back. */
+static void range_racer(struct test_thread *t)
+{
+	struct race *r = t->arg;
+	unsigned long per = PAGES / MAX_RACERS, start = t->id * per, idx;
+	struct page *page;
+	int pass;
+
+	for (pass = 0; pass < PASSES; pass++) {
+		for (idx = start; idx < start + per; idx++) {
+			if (r->ops->shmem_fault(r->file, idx, &page)) {
+				__atomic_fetch_add(&r->errors, 1,
+						   __ATOMIC_RELAXED);
+				continue;
+			}
+			if (*(long *)page_address(page))
+				__atomic_fetch_add(&r->dirty, 1,
+						   __ATOMIC_RELAXED);
+			*(long *)page_address(page) = 1;
+		}
+		r->ops->shmem_release(r->file, start, start + per);
+	}
+}
+
+static void test_disjoint_ranges_return_every_block(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct race *r = calloc(1, sizeof(*r));
+	struct shmem_stats st;
+	int i;
+
+	for_each_variant(ops, i) {
+		ops->shm_mount(0);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->file = ops->shmem_zero_setup(PAGES);
+		test_race(test_racers(MAX_RACERS), range_racer, r);
+		assert_int_equal(r->errors, 0);
+		assert_int_equal(r->dirty, 0);
+		ops->shmem_stats(r->file, &st);
+		assert_int_equal(st.nrpages, 0);
+		assert_books(ops, r->file);
+		ops->fput(r->file);
+		assert_sb_balanced(ops);
+	}
+	free(r);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, 8, 2);
+	page_alloc_init();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pages_read_back_zero_and_books_balance),
+		cmocka_unit_test(test_enospc_exactly_at_the_limit),
+		cmocka_unit_test(test_racing_faults_share_one_page),
+		cmocka_unit_test(test_disjoint_ranges_return_every_block),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
