@@ -256,12 +256,10 @@ static int measure_path_work(char *err, size_t len)
 static int mnt_writers_init(const struct kscale_options *o, char *err,
 			    size_t len)
 {
-	calibrate_delay();
 	if (tmpfs_dirs_create(&real_dirs, MAX_MOUNTS, err, len) ||
 	    measure_path_work(err, len))
 		return -1;
 	kscale_add_context("path_work_ns_auto", "%lu", path_work_auto_ns);
-	kscale_add_context("delay_loops_per_ns", "%.3f", loops_per_ns);
 	if (kscale_variant_selected(o, "real")) {
 		kscale_add_context("real_mounts", "%s", real_dirs.how);
 		fprintf(stderr, "mnt_writers: real: %s\n", real_dirs.how);

@@ -100,13 +100,6 @@ static int counter_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static int primitives_init(const struct kscale_options *o, char *err,
-			   size_t len)
-{
-	calibrate_delay();
-	return 0;
-}
-
 static int check_hold(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 0, 1000 * 1000, err, len);
@@ -141,5 +134,4 @@ const struct kscale_model kscale_model = {
 	.nr_variants = 3,
 	.knobs = knobs,
 	.nr_knobs = 1,
-	.init = primitives_init,
 };

@@ -287,14 +287,12 @@ static int fault_teardown(struct kscale_run *run)
 static int shmem_fault_init(const struct kscale_options *o, char *err,
 			    size_t len)
 {
-	tsc_calibrate();
 	page_alloc_init();
 	devzero = open("/dev/zero", O_RDWR);
 	if (devzero < 0) {
 		snprintf(err, len, "/dev/zero: %s", strerror(errno));
 		return -1;
 	}
-	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
 	kscale_add_context("not_modelled", "TLB, PTE installation, page "
 			   "references and LRU, memcg, swap");
 	return 0;

@@ -142,6 +142,37 @@ check "shmem_fault: a limited mount fails faults, the books still balance" \
 	--benchmark_out="$tmp/sigbus.json"
 check "shmem_fault: only the baseline's faults fail" sigbus_ok "$tmp/sigbus.json"
 
+lookup_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+seen = set()
+for b in rows:
+    variant = b["name"].split("/")[2]
+    seen.add(variant)
+    assert b["lookups_per_sec"] == b["ops_per_sec"] > 0, b["name"]
+    if variant == "real":
+        continue
+    assert 0 <= b["dcache_hit_ratio"] <= 1, b["name"]
+    assert 0 <= b["dir_lock_wait_pct"] < 100, b["name"]
+    if variant != "immutable":
+        assert b["duplicate_dentries"] == 0, b["name"]
+assert seen == {"i_mutex", "sharded", "immutable", "parallel", "real"}, seen
+PY
+}
+
+check "real_lookup: every variant, low and high hit rate" \
+	"$build/bench/real_lookup" --cpus=1,2 --files=2000 --dcache=200,1800 \
+	--dirs=4 "${tiny[@]}" --benchmark_out="$tmp/lookup.json"
+check "real_lookup: counters, no duplicates where the design forbids them" \
+	lookup_ok "$tmp/lookup.json"
+check "real_lookup: compare i_mutex -> parallel" \
+	bash -c "'$root/scripts/kscale-compare' '$tmp/lookup.json' --before=i_mutex --after=parallel --metric=lookups_per_sec,dcache_hit_ratio | grep -q '% change'"
+check "real_lookup: plot" \
+	bash -c "'$root/scripts/kscale-plot' '$tmp/lookup.json' --out-dir='$tmp/lookup-plots' --metric=lookups_per_sec >/dev/null"
+check "real_lookup: plots are PNG files" png_ok "$tmp/lookup-plots"
+
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \
 	fails_saying "needs two usable CPUs" \

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../kernel/tsc.h"
 #include "context.h"
 #include "gbench.h"
 #include "version.h"
@@ -77,6 +78,7 @@ void context_add_system(const struct topology *t,
 	kscale_add_context("placement", "%s", o->placement);
 	kscale_add_context("duration_s", "%g", o->duration);
 	kscale_add_context("warmup_s", "%g", o->warmup);
+	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
 	kscale_add_context("compiler", "%s", __VERSION__);
 	kscale_add_context("cflags", "%s", KSCALE_CFLAGS);
 	kscale_add_context("version", "%s", KSCALE_VERSION);

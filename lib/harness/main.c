@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../kernel/percpu.h"
+#include "../kernel/tsc.h"
 #include "context.h"
 #include "cpulist.h"
 #include "options.h"
@@ -288,6 +289,7 @@ int main(int argc, char **argv)
 	tmp = redirect_out(&o);
 	if (kb_initialize(&o.gb_argc, o.gb_argv))
 		return 2;	/* Google Benchmark said which flag */
+	tsc_calibrate();
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
 	if (m->init && m->init(&o, err, sizeof(err)))

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../kernel/percpu.h"
+#include "../kernel/sched.h"
 #include "topology.h"
 #include "window.h"
 
@@ -116,6 +117,7 @@ static bool run_prepare(struct kscale_bench *b)
 		progress_total, b->name);
 	/* set-up runs unpinned, but per-CPU data needs a CPU to name */
 	kscale_set_cpu(b->cpu_of_thread[0]);
+	kscale_need_resched = b->nr_threads > b->nr_distinct_cpus;
 	if (b->workload->setup && b->workload->setup(run))
 		return false;
 	if (pthread_create(&b->controller, NULL, controller, b)) {

@@ -1,27 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ndelay(): busy work of a calibrated length, standing in for the parts of
- * a kernel path a model does not reproduce.  calibrate_delay() times a
- * loop of compiler barriers once; ndelay() touches no shared memory.
+ * ndelay(): busy work of a given length, standing in for the parts of a
+ * kernel path a model does not reproduce.  Like the kernel's delay_tsc()
+ * it spins on the cycle counter, so its length does not drift with the
+ * CPU's speed (a counted loop varied 2x on a VM); it touches no shared
+ * memory.  The harness measures the counter's rate at start-up.
  */
 #ifndef KSCALE_KERNEL_DELAY_H
 #define KSCALE_KERNEL_DELAY_H
 
-#include "compiler.h"
+#include "tsc.h"
 
-extern double loops_per_ns;
-
-void calibrate_delay(void);
-
-static inline void __delay(unsigned long loops)
+static inline uint64_t rdtsc(void)
 {
-	while (loops--)
-		barrier();
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return rdtsc_ordered();
+#endif
 }
 
 static inline void ndelay(unsigned long ns)
 {
-	__delay((unsigned long)(ns * loops_per_ns));
+	uint64_t end;
+
+	if (!ns)
+		return;
+	end = rdtsc() + (uint64_t)(ns * tsc_per_ns);
+	while (rdtsc() < end)
+		barrier();
 }
 
 #endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * open_by_inode (the seed's load, seed 003): each thread opens
+ * <magic dir>/<ino> with ino drawn uniformly from --files, through a
+ * dentry cache bounded to --dcache unused dentries, so the hit rate is
+ * about dcache/files.  A miss goes to the variant's slow path.  `sharded`
+ * spreads requests round-robin over --dirs identical magic directories,
+ * as the seed's application did (each name is then cached per directory).
+ *
+ * `real` makes the running kernel look up names that are not in its
+ * dcache (unique negative lookups, fstatat() -> ENOENT) in one tmpfs
+ * directory (--dirs=1) or spread round-robin over --dirs directories.
+ * open_by_handle_at(), which needs no lookup at all, is timed once at
+ * start-up where the process is permitted, and the output says when not.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/harness/kscale.h"
+#include "../lib/harness/options.h"
+#include "../lib/harness/tmpfs.h"
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/tsc.h"
+#include "../models/real_lookup/real_lookup.h"
+
+#define MAX_DIRS	1000
+#define TIMED_OPS	20000
+
+struct lookup_run {
+	const struct real_lookup_ops *ops;	/* NULL for `real` */
+	struct dentry **dirs;
+	int *dirfd;
+	int nr_dirs;
+	unsigned long files;
+};
+
+struct lookup_thread {
+	struct rcu_thread rcu;
+	struct lookup_stats stats;
+	uint64_t rng;
+	unsigned long next;		/* round-robin over dirs; real names */
+};
+
+static struct tmpfs_dirs real_dirs;
+static unsigned long fs_lookup_auto_ns;
+
+static uint64_t xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int pick_dir(struct lookup_run *lr, struct lookup_thread *lt)
+{
+	return lr->nr_dirs > 1 ? (int)(lt->next++ % lr->nr_dirs) : 0;
+}
+
+static void model_loop(struct kscale_thread *t)
+{
+	struct lookup_run *lr = t->run->priv;
+	struct lookup_thread *lt = t->priv;
+	char name[DNAME_INLINE_LEN];
+	struct qstr q = { .name = name };
+	struct dentry *dentry;
+
+	while (kscale_running(t)) {
+		q.len = snprintf(name, sizeof(name), "%lu",
+				 (unsigned long)(xorshift64(&lt->rng) %
+						 lr->files));
+		q.hash = full_name_hash(name, q.len);
+		dentry = lr->ops->lookup(lr->dirs[pick_dir(lr, lt)], &q);
+		dput(dentry);
+		rcu_quiescent_state();
+		kscale_count(t);
+	}
+	lt->stats = lookup_stats;
+	rcu_unregister_thread();
+}
+
+static void real_loop(struct kscale_thread *t)
+{
+	struct lookup_run *lr = t->run->priv;
+	struct lookup_thread *lt = t->priv;
+	char name[64];
+	struct stat st;
+	int dir;
+
+	while (kscale_running(t)) {
+		dir = pick_dir(lr, lt);
+		snprintf(name, sizeof(name), "%d.%lu", t->id, lt->next++);
+		if (unlikely(!fstatat(lr->dirfd[dir], name, &st, 0))) {
+			kscale_fail(t->run, "%s: exists", name);
+			return;
+		}
+		kscale_count(t);
+	}
+}
+
+static void lookup_loop(struct kscale_thread *t)
+{
+	struct lookup_run *lr = t->run->priv;
+
+	if (lr->ops)
+		model_loop(t);
+	else
+		real_loop(t);
+}
+
+static const struct real_lookup_ops *variant_ops(const char *name)
+{
+	int i;
+
+	for (i = 0; i < real_lookup_nr_variants; i++)
+		if (!strcmp(real_lookup_variants[i]->name, name))
+			return real_lookup_variants[i];
+	return NULL;
+}
+
+/* d000 .. dNNN under the tmpfs scratch directory, fresh for each run. */
+static int real_dirs_open(struct kscale_run *run, struct lookup_run *lr)
+{
+	static unsigned long generation;
+	char path[400];
+	int i;
+
+	generation++;
+	for (i = 0; i < lr->nr_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/g%lu.d%03d", real_dirs.path[0],
+			 generation, i);
+		if (mkdir(path, 0700) ||
+		    (lr->dirfd[i] = open(path, O_RDONLY | O_DIRECTORY)) < 0)
+			return kscale_fail(run, "%s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static int lookup_setup(struct kscale_run *run)
+{
+	struct lookup_run *lr = calloc(1, sizeof(*lr));
+	const char *fs_ns = kscale_knob(run, "fs_lookup_ns");
+	int i;
+
+	run->priv = lr;
+	lr->ops = variant_ops(kscale_variant(run));
+	lr->files = kscale_knob_long(run, "files");
+	lr->nr_dirs = (!lr->ops || lr->ops == &real_lookup_sharded) ?
+		      (int)kscale_knob_long(run, "dirs") : 1;
+	lr->dirs = calloc(lr->nr_dirs, sizeof(*lr->dirs));
+	lr->dirfd = calloc(lr->nr_dirs, sizeof(*lr->dirfd));
+	for (i = 0; i < run->nr_threads; i++)
+		run->threads[i].priv = calloc(1, sizeof(struct lookup_thread));
+	if (!lr->ops)
+		return real_dirs_open(run, lr);
+	fs_lookup_ns = strcmp(fs_ns, "auto") ? strtoul(fs_ns, NULL, 10) :
+		       fs_lookup_auto_ns;
+	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
+	for (i = 0; i < lr->nr_dirs; i++)
+		lr->dirs[i] = magic_dir_create(lr->ops);
+	return 0;
+}
+
+static int lookup_thread_init(struct kscale_thread *t)
+{
+	struct lookup_thread *lt = t->priv;
+
+	lt->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
+	sched_task_init();
+	memset(&lookup_stats, 0, sizeof(lookup_stats));
+	rcu_register_thread(&lt->rcu);
+	return 0;
+}
+
+static void model_counters(struct kscale_run *run, struct lookup_run *lr)
+{
+	struct lookup_stats sum = { 0 };
+	struct dcache_stats st;
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++) {
+		struct lookup_stats *s = &((struct lookup_thread *)
+					   run->threads[i].priv)->stats;
+
+		sum.hits += s->hits;
+		sum.misses += s->misses;
+		sum.in_lookup_waits += s->in_lookup_waits;
+		sum.lock_wait += s->lock_wait;
+	}
+	dcache_stats(&st);
+	kscale_set_counter(run, "dcache_hit_ratio", (double)sum.hits /
+			   (sum.hits + sum.misses ? sum.hits + sum.misses : 1));
+	kscale_set_counter(run, "dir_lock_wait_pct", 100 *
+			   cycles_to_ns(sum.lock_wait) /
+			   (run->elapsed * 1e9 * run->nr_threads));
+	kscale_set_counter(run, "duplicate_dentries", st.duplicates);
+	if (lr->ops->vfs_scale)
+		kscale_set_counter(run, "in_lookup_waits", sum.in_lookup_waits);
+	if (lr->ops->one_dentry_per_name &&
+	    (st.duplicates || st.names_with_duplicates))
+		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
+			    lr->ops->name, st.duplicates,
+			    st.names_with_duplicates);
+}
+
+static int lookup_teardown(struct kscale_run *run)
+{
+	struct lookup_run *lr = run->priv;
+	int i;
+
+	for (i = 0; i < run->nr_counters; i++)
+		if (!strcmp(run->counters[i].name, "ops_per_sec"))
+			kscale_set_counter(run, "lookups_per_sec",
+					   run->counters[i].value);
+	if (lr->ops) {
+		model_counters(run, lr);
+		dcache_exit();
+	}
+	for (i = 0; i < lr->nr_dirs; i++) {
+		if (lr->dirs[i])
+			magic_dir_destroy(lr->dirs[i]);
+		if (lr->dirfd[i] > 0)
+			close(lr->dirfd[i]);
+	}
+	for (i = 0; i < run->nr_threads; i++)
+		free(run->threads[i].priv);
+	free(lr->dirs);
+	free(lr->dirfd);
+	free(lr);
+	return run->failed ? -1 : 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* ns per negative lookup of a name the running kernel has not seen. */
+static unsigned long time_real_lookup(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), i;
+	char name[64];
+	struct stat st;
+	double t0 = now_ns();
+
+	for (i = 0; i < TIMED_OPS; i++) {
+		snprintf(name, sizeof(name), "calibrate.%d", i);
+		fstatat(fd, name, &st, 0);
+	}
+	close(fd);
+	return (unsigned long)((now_ns() - t0) / TIMED_OPS);
+}
+
+/* ns per open_by_handle_at() + close(), or -errno. */
+static long time_open_by_handle(const char *dir)
+{
+	struct file_handle *fh = malloc(sizeof(*fh) + MAX_HANDLE_SZ);
+	char path[400];
+	int mount_id, mfd, fd, i;
+	long ret = 0;
+	double t0;
+
+	snprintf(path, sizeof(path), "%s/handle", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	mfd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (name_to_handle_at(AT_FDCWD, path, fh, &mount_id, 0) < 0)
+		ret = -errno;
+	t0 = now_ns();
+	for (i = 0; !ret && i < TIMED_OPS; i++) {
+		fd = open_by_handle_at(mfd, fh, O_RDONLY);
+		if (fd < 0)
+			ret = -errno;
+		close(fd);
+	}
+	if (!ret)
+		ret = (long)((now_ns() - t0) / TIMED_OPS);
+	close(mfd);
+	unlink(path);
+	free(fh);
+	return ret;
+}
+
+static void report_open_by_handle(void)
+{
+	long ns = time_open_by_handle(real_dirs.path[0]);
+
+	if (ns >= 0) {
+		kscale_add_context("real_open_by_handle_ns", "%ld", ns);
+		fprintf(stderr, "real_lookup: real: open_by_handle_at + close "
+			"%ld ns, negative lookup %lu ns (one thread)\n", ns,
+			fs_lookup_auto_ns);
+		return;
+	}
+	kscale_add_context("real_open_by_handle_ns", "not measured: %s%s",
+			   strerror((int)-ns), ns == -EPERM ?
+			   " (needs CAP_DAC_READ_SEARCH)" : "");
+	fprintf(stderr, "real_lookup: real: open_by_handle_at not measured: "
+		"%s%s\n", strerror((int)-ns), ns == -EPERM ?
+		" (needs CAP_DAC_READ_SEARCH)" : "");
+}
+
+static int real_lookup_init(const struct kscale_options *o, char *err,
+			    size_t len)
+{
+	if (tmpfs_dirs_create(&real_dirs, 1, err, len))
+		return -1;
+	fs_lookup_auto_ns = time_real_lookup(real_dirs.path[0]);
+	kscale_add_context("fs_lookup_ns_auto", "%lu", fs_lookup_auto_ns);
+	if (kscale_variant_selected(o, "real"))
+		report_open_by_handle();
+	return 0;
+}
+
+static int check_files(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1L << 30, err, len);
+}
+
+static int check_dcache(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1L << 26, err, len);
+}
+
+static int check_dirs(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, MAX_DIRS, err, len);
+}
+
+static int check_fs_lookup(const char *v, char *err, size_t len)
+{
+	if (!strcmp(v, "auto"))
+		return 0;
+	return kscale_check_long(v, 0, 100 * 1000 * 1000, err, len);
+}
+
+static const struct kscale_workload workloads[] = {
+	{
+		.name = "open_by_inode",
+		.doc = "look up <magic dir>/<ino>, ino uniform over --files",
+		.setup = lookup_setup,
+		.thread_init = lookup_thread_init,
+		.loop = lookup_loop,
+		.teardown = lookup_teardown,
+	},
+};
+
+static const struct kscale_variant variants[] = {
+	{ "i_mutex", "2.6.32: real_lookup() under the directory's i_mutex" },
+	{ "sharded", "--dirs identical magic directories, requests "
+		     "round-robin (seed: 5-10x)" },
+	{ "immutable", "the seed's bypass: no i_mutex on an S_IMMUTABLE "
+		       "directory (seed: 2.5x)" },
+	{ "parallel", "4.7+: i_rwsem shared, d_alloc_parallel(), in-lookup "
+		      "waiters" },
+	{ "real", "the running kernel: unique negative lookups on tmpfs in "
+		  "--dirs directories" },
+};
+
+static const struct kscale_knob knobs[] = {
+	{ "files", "100000", "distinct names drawn from", check_files },
+	{ "dcache", "10000", "unused dentries the cache keeps (hit ratio "
+	  "about dcache/files)", check_dcache },
+	{ "dirs", "100", "magic directories for sharded (and real)",
+	  check_dirs },
+	{ "fs_lookup_ns", "0", "ns of filesystem ->lookup() work, or auto "
+	  "(a real tmpfs lookup, measured)", check_fs_lookup },
+};
+
+const struct kscale_model kscale_model = {
+	.name = "real_lookup",
+	.doc = "dcache misses and the directory lock (seed 003, 2.6.32 "
+	       "fs/namei.c)",
+	.workloads = workloads,
+	.nr_workloads = 1,
+	.variants = variants,
+	.nr_variants = sizeof(variants) / sizeof(variants[0]),
+	.knobs = knobs,
+	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
+	.init = real_lookup_init,
+};

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct mutex as in 2.6.32 kernel/mutex.c: the x86 fast paths (one
+ * atomic decrement, one atomic increment), optimistic spinning while the
+ * owner runs (adaptive mutexes, 2.6.30), then a FIFO wait list under
+ * wait_lock with waiters that sleep.  Preemption is not disabled while
+ * spinning (userspace cannot); a preempted owner still counts as running.
+ */
+#ifndef KSCALE_KERNEL_MUTEX_H
+#define KSCALE_KERNEL_MUTEX_H
+
+#include "atomic.h"
+#include "list.h"
+#include "sched.h"
+#include "spinlock.h"
+
+struct mutex {
+	/* 1: unlocked, 0: locked, negative: locked, possible waiters */
+	atomic_t count;
+	spinlock_t wait_lock;
+	struct list_head wait_list;
+	struct task_struct *owner;
+};
+
+void mutex_init(struct mutex *lock);
+void __mutex_lock_slowpath(struct mutex *lock);
+void __mutex_unlock_slowpath(struct mutex *lock);
+
+static inline void mutex_set_owner(struct mutex *lock)
+{
+	WRITE_ONCE(lock->owner, current);
+}
+
+static inline void mutex_clear_owner(struct mutex *lock)
+{
+	WRITE_ONCE(lock->owner, NULL);
+}
+
+static inline void mutex_lock(struct mutex *lock)
+{
+	if (unlikely(atomic_add_return(-1, &lock->count) < 0))
+		__mutex_lock_slowpath(lock);
+	mutex_set_owner(lock);
+}
+
+/* mutex_lock() that adds the cycles of its slow path to *wait. */
+#define mutex_lock_account(lock, wait) do {				\
+	if (unlikely(atomic_add_return(-1, &(lock)->count) < 0)) {	\
+		uint64_t __t0 = rdtsc_ordered();			\
+									\
+		__mutex_lock_slowpath(lock);				\
+		*(wait) += rdtsc_ordered() - __t0;			\
+	}								\
+	mutex_set_owner(lock);						\
+} while (0)
+
+static inline void mutex_unlock(struct mutex *lock)
+{
+	mutex_clear_owner(lock);
+	if (unlikely(atomic_add_return(1, &lock->count) <= 0))
+		__mutex_unlock_slowpath(lock);
+}
+
+static inline bool mutex_is_locked(struct mutex *lock)
+{
+	return atomic_read(&lock->count) != 1;
+}
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RCU for models whose readers walk shared structures without locks, as
+ * quiescent-state-based reclamation (liburcu's QSBR flavour):
+ * rcu_read_lock() costs nothing, each thread reports a quiescent state
+ * where the kernel would context-switch (between operations, and before
+ * sleeping), and call_rcu() callbacks run once every registered thread
+ * has passed one since.  Callbacks are batched per thread, so the grace
+ * period counter is touched once per RCU_BATCH callbacks, standing in for
+ * the kernel's per-CPU callback lists.
+ */
+#ifndef KSCALE_KERNEL_RCU_H
+#define KSCALE_KERNEL_RCU_H
+
+#include "compiler.h"
+
+#define RCU_BATCH	64
+#define RCU_OFFLINE	(~0UL)
+
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+	unsigned long gp;		/* grace period it was retired in */
+};
+
+/* One per thread that reads under RCU or calls call_rcu(). */
+struct rcu_thread {
+	unsigned long qs;		/* last grace period seen quiescent */
+	struct rcu_head *pending;	/* callbacks not yet run, newest first */
+	unsigned long nr_pending;
+	struct rcu_thread *next;
+} ____cacheline_aligned;
+
+extern __thread struct rcu_thread *rcu_self;
+extern unsigned long rcu_gp;
+
+#define rcu_read_lock()		barrier()
+#define rcu_read_unlock()	barrier()
+
+/* A full barrier, as a context switch is: later reads see what was unlinked. */
+static inline void rcu_quiescent_state(void)
+{
+	__atomic_store_n(&rcu_self->qs, __atomic_load_n(&rcu_gp,
+			 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+	smp_mb();
+}
+
+/* Around a sleep: an offline thread holds nothing and blocks no one. */
+static inline void rcu_thread_offline(void)
+{
+	__atomic_store_n(&rcu_self->qs, RCU_OFFLINE, __ATOMIC_RELEASE);
+}
+
+static inline void rcu_thread_online(void)
+{
+	rcu_quiescent_state();
+}
+
+void rcu_register_thread(struct rcu_thread *self);
+/* Leaves the registry; pending callbacks move to whoever calls rcu_barrier(). */
+void rcu_unregister_thread(void);
+void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
+/* With no reader left anywhere: run every pending callback. */
+void rcu_barrier(void);
+
+#endif

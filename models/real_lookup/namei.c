@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 2.6.32 fs/namei.c: do_lookup() -> __d_lookup() on the fast path,
+ * real_lookup() on a miss: dir->i_mutex, a recheck with d_lookup(),
+ * d_alloc(), the filesystem's ->lookup(), d_add().  With the seed's patch
+ * (Quentin Barnes, 2010) real_lookup() skips i_mutex on an S_IMMUTABLE
+ * directory.  And 4.7's parallel lookups (Al Viro): lookup_slow() takes
+ * i_rwsem shared and d_alloc_parallel() makes concurrent misses on one
+ * name wait for the first.
+ *
+ * The filesystem is a magic directory whose ->lookup() costs
+ * fs_lookup_ns of busy work (ext3 reading an inode, an NFS round trip)
+ * and always finds the file.  No d_revalidate(), no permission checks,
+ * no path walk around the one component.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "../../lib/kernel/delay.h"
+#include "real_lookup.h"
+
+#define ERR_PTR(e)	((void *)(long)(e))
+#define IS_IMMUTABLE(inode)	((inode)->i_flags & S_IMMUTABLE)
+#define IS_DEADDIR(inode)	((inode)->i_flags & S_DEAD)
+
+__thread struct lookup_stats lookup_stats;
+unsigned long fs_lookup_ns;
+
+/* Every name in a magic directory is an existing file. */
+static struct inode magic_file_inode;
+
+static void magic_read_inode_delay(void)
+{
+	ndelay(fs_lookup_ns);
+}
+
+void (*magic_read_inode)(void) = magic_read_inode_delay;
+
+static struct dentry *magic_lookup(struct inode *dir, struct dentry *dentry)
+{
+	magic_read_inode();
+	d_add(dentry, &magic_file_inode);
+	return NULL;
+}
+
+static struct dentry *real_lookup(struct dentry *parent,
+				  const struct qstr *name)
+{
+	struct dentry *result;
+	struct inode *dir = parent->d_inode;
+	int dir_locked = 0;
+
+	if (likely(!IS_IMMUTABLE(dir))) {
+		mutex_lock_account(&dir->i_mutex, &lookup_stats.lock_wait);
+		dir_locked = 1;
+	}
+	/*
+	 * First re-do the cached lookup just in case it was created
+	 * while we waited for the directory semaphore..
+	 */
+	result = d_lookup(parent, name);
+	if (!result) {
+		struct dentry *dentry;
+
+		/* Don't create child dentry for a dead directory. */
+		result = ERR_PTR(-ENOENT);
+		if (IS_DEADDIR(dir))
+			goto out_unlock;
+
+		dentry = d_alloc(parent, name);
+		result = magic_lookup(dir, dentry);
+		if (result)
+			dput(dentry);
+		else
+			result = dentry;
+out_unlock:
+		if (likely(dir_locked))
+			mutex_unlock(&dir->i_mutex);
+		return result;
+	}
+
+	/*
+	 * Uhhuh! Nasty case: the cache was re-populated while
+	 * we waited on the semaphore.
+	 */
+	if (likely(dir_locked))
+		mutex_unlock(&dir->i_mutex);
+	return result;
+}
+
+static struct dentry *do_lookup(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *dentry = __d_lookup(parent, name);
+
+	if (dentry) {
+		lookup_stats.hits++;
+		return dentry;
+	}
+	lookup_stats.misses++;
+	return real_lookup(parent, name);
+}
+
+static struct dentry *__lookup_slow(const struct qstr *name,
+				    struct dentry *dir)
+{
+	struct dentry *dentry, *old;
+	struct inode *inode = dir->d_inode;
+	wait_queue_head_t wq;
+
+	init_waitqueue_head(&wq);
+	dentry = d_alloc_parallel(dir, name, &wq,
+				  &lookup_stats.in_lookup_waits);
+	if (!d_in_lookup(dentry))
+		return dentry;
+	old = magic_lookup(inode, dentry);
+	d_lookup_done(dentry);
+	if (old) {
+		dput(dentry);
+		dentry = old;
+	}
+	return dentry;
+}
+
+static struct dentry *lookup_slow(const struct qstr *name, struct dentry *dir)
+{
+	struct inode *inode = dir->d_inode;
+	struct dentry *res;
+
+	down_read_account(&inode->i_rwsem, &lookup_stats.lock_wait);
+	res = __lookup_slow(name, dir);
+	up_read(&inode->i_rwsem);
+	return res;
+}
+
+/* walk_component(): lookup_fast(), then lookup_slow() on a miss. */
+static struct dentry *walk_component(struct dentry *parent,
+				     const struct qstr *name)
+{
+	struct dentry *dentry = __d_lookup(parent, name);
+
+	if (dentry) {
+		lookup_stats.hits++;
+		return dentry;
+	}
+	lookup_stats.misses++;
+	return lookup_slow(name, parent);
+}
+
+struct dentry *magic_dir_create(const struct real_lookup_ops *ops)
+{
+	struct inode *inode = calloc(1, sizeof(*inode));
+
+	mutex_init(&inode->i_mutex);
+	init_rwsem(&inode->i_rwsem);
+	inode->i_flags = ops->dir_flags;
+	return d_make_root(inode);
+}
+
+void magic_dir_destroy(struct dentry *dir)
+{
+	free(dir->d_inode);
+	free(dir);
+}
+
+const struct real_lookup_ops real_lookup_i_mutex = {
+	.name = "i_mutex",
+	.one_dentry_per_name = true,
+	.lookup = do_lookup,
+};
+
+const struct real_lookup_ops real_lookup_sharded = {
+	.name = "sharded",
+	.one_dentry_per_name = true,
+	.lookup = do_lookup,
+};
+
+const struct real_lookup_ops real_lookup_immutable = {
+	.name = "immutable",
+	.dir_flags = S_IMMUTABLE,
+	.lookup = do_lookup,
+};
+
+const struct real_lookup_ops real_lookup_parallel = {
+	.name = "parallel",
+	.vfs_scale = true,
+	.one_dentry_per_name = true,
+	.lookup = walk_component,
+};
+
+const struct real_lookup_ops *const real_lookup_variants[] = {
+	&real_lookup_i_mutex,
+	&real_lookup_sharded,
+	&real_lookup_immutable,
+	&real_lookup_parallel,
+};
+
+const int real_lookup_nr_variants =
+	sizeof(real_lookup_variants) / sizeof(real_lookup_variants[0]);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The four lookup designs behind one table: each resolves a name in a
+ * magic directory, as open-by-inode does for <mnt>/.inode/<ino>.
+ */
+#ifndef KSCALE_REAL_LOOKUP_H
+#define KSCALE_REAL_LOOKUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dcache.h"
+
+struct lookup_stats {
+	unsigned long hits;		/* found by __d_lookup() */
+	unsigned long misses;		/* went to the slow path */
+	unsigned long in_lookup_waits;	/* 4.7+: waited for another's lookup */
+	uint64_t lock_wait;		/* cycles in the directory lock's slow path */
+};
+
+extern __thread struct lookup_stats lookup_stats;
+
+struct real_lookup_ops {
+	const char *name;
+	bool vfs_scale;			/* today's dcache locks */
+	unsigned int dir_flags;		/* i_flags of the magic directories */
+	bool one_dentry_per_name;	/* what the design guarantees */
+	/* do_lookup(): a referenced dentry for parent/name */
+	struct dentry *(*lookup)(struct dentry *parent, const struct qstr *name);
+};
+
+extern const struct real_lookup_ops real_lookup_i_mutex;
+extern const struct real_lookup_ops real_lookup_sharded;
+extern const struct real_lookup_ops real_lookup_immutable;
+extern const struct real_lookup_ops real_lookup_parallel;
+
+extern const struct real_lookup_ops *const real_lookup_variants[];
+extern const int real_lookup_nr_variants;
+
+/* The filesystem's ->lookup(): this many ns of work, e.g. reading an inode. */
+extern unsigned long fs_lookup_ns;
+/* What ->lookup() runs: ndelay(fs_lookup_ns), or a test's rendezvous. */
+extern void (*magic_read_inode)(void);
+
+/* A magic directory: its inode and its dentry. */
+struct dentry *magic_dir_create(const struct real_lookup_ops *ops);
+void magic_dir_destroy(struct dentry *dir);
+
+#endif

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of every real_lookup variant: two tasks missing on one name
+ * at once get one dentry under the locked designs (the parallel one's
+ * waiter gets the completed dentry) and two under the bypass, which says
+ * so; eviction never frees a dentry in use; the hit ratio of a uniform
+ * draw is dcache/files; racing lookups leave one dentry per name.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/percpu.h"
+#include "../models/real_lookup/real_lookup.h"
+#include "helpers.h"
+
+#define MAX_RACERS	4
+#ifdef KSCALE_SANITIZE
+#define LOOKUPS		3000	/* ThreadSanitizer serialises the race */
+#else
+#define LOOKUPS		30000
+#endif
+
+static struct topology machine;
+
+#define for_each_variant(ops, i)					\
+	for ((i) = 0; (i) < real_lookup_nr_variants &&			\
+	     ((ops) = real_lookup_variants[i], 1); (i)++)
+
+struct lookup_test {
+	const struct real_lookup_ops *ops;
+	struct dentry *dir;
+	unsigned long files;
+	struct dentry *got[MAX_RACERS];
+	struct lookup_stats stats[MAX_RACERS];
+};
+
+static struct qstr name_of(char *buf, unsigned long ino)
+{
+	struct qstr q = { .name = buf };
+
+	q.len = snprintf(buf, DNAME_INLINE_LEN, "%lu", ino);
+	q.hash = full_name_hash(buf, q.len);
+	return q;
+}
+
+static void task_start(struct rcu_thread *rcu)
+{
+	sched_task_init();
+	memset(&lookup_stats, 0, sizeof(lookup_stats));
+	rcu_register_thread(rcu);
+}
+
+/* A lookup, then a quiescent state as between the workload's operations. */
+static struct dentry *lookup(struct lookup_test *lt, unsigned long ino)
+{
+	char buf[DNAME_INLINE_LEN];
+	struct qstr q = name_of(buf, ino);
+	struct dentry *dentry = lt->ops->lookup(lt->dir, &q);
+
+	rcu_quiescent_state();
+	return dentry;
+}
+
+static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
+					 unsigned long dcache)
+{
+	struct lookup_test *lt = calloc(1, sizeof(*lt));
+
+	dcache_init(dcache, ops->vfs_scale);
+	lt->ops = ops;
+	lt->dir = magic_dir_create(ops);
+	return lt;
+}
+
+static void teardown_variant(struct lookup_test *lt)
+{
+	dcache_exit();
+	magic_dir_destroy(lt->dir);
+	free(lt);
+}
+
+/* ->lookup() waits (up to 200 ms) for a second task to be inside too. */
+static int inside;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void rendezvous(void)
+{
+	double deadline = now_ms() + 200;
+
+	__atomic_fetch_add(&inside, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&inside, __ATOMIC_SEQ_CST) < 2 &&
+	       now_ms() < deadline)
+		cpu_relax();
+}
+
+static void same_name(struct test_thread *t)
+{
+	struct lookup_test *lt = t->arg;
+	struct rcu_thread rcu;
+
+	task_start(&rcu);
+	lt->got[t->id] = lookup(lt, 42);
+	lt->stats[t->id] = lookup_stats;
+	rcu_unregister_thread();
+}
+
+static void test_two_misses_on_one_name(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dcache_stats st;
+	int i;
+
+	magic_read_inode = rendezvous;
+	for_each_variant(ops, i) {
+		lt = setup_variant(ops, 16);
+		inside = 0;
+		test_race(2, same_name, lt);
+		dcache_stats(&st);
+		if (ops->one_dentry_per_name) {
+			assert_ptr_equal(lt->got[0], lt->got[1]);
+			assert_int_equal(st.duplicates, 0);
+			assert_int_equal(st.names_with_duplicates, 0);
+		} else {
+			/* the bypass: both created one, and it is counted */
+			assert_ptr_not_equal(lt->got[0], lt->got[1]);
+			assert_int_equal(st.duplicates, 1);
+			assert_int_equal(st.names_with_duplicates, 1);
+		}
+		/* the waiter saw the completed dentry: hashed, positive */
+		assert_false(d_unhashed(lt->got[1]));
+		assert_non_null(lt->got[1]->d_inode);
+		if (ops->vfs_scale)
+			assert_int_equal(lt->stats[0].in_lookup_waits +
+					 lt->stats[1].in_lookup_waits, 1);
+		dput(lt->got[0]);
+		dput(lt->got[1]);
+		teardown_variant(lt);
+	}
+}
+
+static void no_work(void)
+{
+}
+
+static void test_eviction_spares_dentries_in_use(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *held[2];
+	struct rcu_thread rcu;
+	unsigned long ino;
+	int i;
+
+	task_start(&rcu);
+	for_each_variant(ops, i) {
+		lt = setup_variant(ops, 4);
+		held[0] = lookup(lt, 1);
+		held[1] = lookup(lt, 2);
+		for (ino = 10; ino < 2000; ino++)
+			dput(lookup(lt, ino));
+		for (ino = 0; ino < 2; ino++) {
+			assert_false(d_unhashed(held[ino]));
+			assert_int_equal(atomic_read(&held[ino]->d_count), 1);
+			assert_int_equal(held[ino]->d_name.name[0], '1' + ino);
+			/* and a lookup finds the very same dentry */
+			assert_ptr_equal(lookup(lt, ino + 1), held[ino]);
+			dput(held[ino]);
+			dput(held[ino]);
+		}
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
+static void test_hit_ratio_of_a_uniform_draw(void **state)
+{
+	const unsigned long files = 1000, dcache = 250;
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct rcu_thread rcu;
+	uint64_t rng = 12345;
+	double ratio;
+	int i, n;
+
+	task_start(&rcu);
+	for_each_variant(ops, i) {
+		lt = setup_variant(ops, dcache);
+		for (n = 0; n < 20000; n++) {
+			rng = rng * 6364136223846793005ULL + 1;
+			dput(lookup(lt, (rng >> 33) % files));
+		}
+		memset(&lookup_stats, 0, sizeof(lookup_stats));
+		for (n = 0; n < 200000; n++) {
+			rng = rng * 6364136223846793005ULL + 1;
+			dput(lookup(lt, (rng >> 33) % files));
+		}
+		ratio = (double)lookup_stats.hits /
+			(lookup_stats.hits + lookup_stats.misses);
+		/* LRU with second chance over a uniform draw: dcache/files */
+		assert_true(ratio > 0.22 && ratio < 0.28);
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
+static void racing_lookups(struct test_thread *t)
+{
+	struct lookup_test *lt = t->arg;
+	struct rcu_thread rcu;
+	uint64_t rng = 77 + t->id;
+	int n;
+
+	task_start(&rcu);
+	for (n = 0; n < LOOKUPS; n++) {
+		rng = rng * 6364136223846793005ULL + 1;
+		dput(lookup(lt, (rng >> 33) % lt->files));
+	}
+	rcu_unregister_thread();
+}
+
+static void test_racing_lookups_keep_one_dentry_per_name(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dcache_stats st;
+	int i;
+
+	magic_read_inode = no_work;
+	for_each_variant(ops, i) {
+		lt = setup_variant(ops, 16);
+		lt->files = 64;
+		test_race(test_racers(MAX_RACERS), racing_lookups, lt);
+		dcache_stats(&st);
+		if (ops->one_dentry_per_name) {
+			assert_int_equal(st.duplicates, 0);
+			assert_int_equal(st.names_with_duplicates, 0);
+		}
+		teardown_variant(lt);
+	}
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, 8, 2);
+	return 0;
+}
+
+static int restore_read_inode(void **state)
+{
+	static void (*saved)(void);
+
+	if (!saved)
+		saved = magic_read_inode;
+	magic_read_inode = saved;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_two_misses_on_one_name,
+					  restore_read_inode),
+		cmocka_unit_test(test_eviction_spares_dentries_in_use),
+		cmocka_unit_test(test_hit_ratio_of_a_uniform_draw),
+		cmocka_unit_test_teardown(
+			test_racing_lookups_keep_one_dentry_per_name,
+			restore_read_inode),
+	};
+
+	restore_read_inode(NULL);
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
