@@ -170,9 +170,12 @@ static int lookup_setup(struct kscale_run *run)
 
 static int lookup_thread_init(struct kscale_thread *t)
 {
+	struct lookup_run *lr = t->run->priv;
 	struct lookup_thread *lt = t->priv;
 
 	lt->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
+	if (!lr->ops)
+		return 0;
 	sched_task_init();
 	memset(&lookup_stats, 0, sizeof(lookup_stats));
 	rcu_register_thread(&lt->rcu);
