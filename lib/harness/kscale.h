@@ -113,6 +113,10 @@ int kscale_migrate(struct kscale_thread *t, int cpu);
 int kscale_partner_cpu(const struct kscale_thread *t);
 /* CPUs the placement can use (threads may be fewer). */
 int kscale_nr_usable_cpus(const struct kscale_run *run);
+/* Distinct CPUs this run's threads are on. */
+int kscale_nr_distinct_cpus(const struct kscale_run *run);
+double kscale_window_seconds(const struct kscale_run *run);
+double kscale_warmup_seconds(const struct kscale_run *run);
 
 int kscale_check_long(const char *value, long min, long max, char *err,
 		      size_t len);

@@ -37,7 +37,7 @@ static int mount_all(struct tmpfs_dirs *d)
 	int i;
 
 	for (i = 0; i < d->nr; i++)
-		if (mount("kscale", d->path[i], "tmpfs", 0, "size=64m"))
+		if (mount("kscale", d->path[i], "tmpfs", 0, NULL))
 			return -1;
 	return 0;
 }

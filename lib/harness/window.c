@@ -166,6 +166,21 @@ int kscale_nr_usable_cpus(const struct kscale_run *run)
 	return run->bench->nr_order;
 }
 
+int kscale_nr_distinct_cpus(const struct kscale_run *run)
+{
+	return run->bench->nr_distinct_cpus;
+}
+
+double kscale_window_seconds(const struct kscale_run *run)
+{
+	return run->bench->duration;
+}
+
+double kscale_warmup_seconds(const struct kscale_run *run)
+{
+	return run->bench->warmup;
+}
+
 static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 {
 	const struct kscale_workload *w = b->workload;

@@ -5,7 +5,7 @@
 
 #include "sched.h"
 
-__thread struct task_struct current_task = { TASK_RUNNING, 1 };
+__thread struct task_struct current_task = { .state = TASK_RUNNING, .on_cpu = 1 };
 int kscale_need_resched;
 
 static void futex(uint32_t *uaddr, int op, uint32_t val)
@@ -17,6 +17,7 @@ void sched_task_init(void)
 {
 	current->state = TASK_RUNNING;
 	current->on_cpu = 1;
+	current->slice_start = rdtsc_ordered();
 }
 
 /* Sleep until someone sets our state back to TASK_RUNNING. */
@@ -29,6 +30,7 @@ void schedule(void)
 	       TASK_RUNNING)
 		futex(&current->state, FUTEX_WAIT, state);
 	WRITE_ONCE(current->on_cpu, 1);
+	current->slice_start = rdtsc_ordered();
 }
 
 int wake_up_process(struct task_struct *p)
