@@ -36,6 +36,8 @@ static void test_all(void **state)
 {
 	expect_list("all", 3, true, (int[]){ 1, 2, 3 }, 3);
 	expect_list("1,all", 2, true, (int[]){ 1, 2 }, 2);
+	expect_list("all*2", 3, true, (int[]){ 6 }, 1);
+	expect_list("all,all*2", 2, true, (int[]){ 1, 2, 4 }, 3);
 }
 
 static void test_order_kept_when_unsorted(void **state)
@@ -46,7 +48,8 @@ static void test_order_kept_when_unsorted(void **state)
 static void test_malformed(void **state)
 {
 	const char *bad[] = { "", "abc", "1,", ",1", "1,,2", "3-1", "1-",
-			      "-1", "1 2", "1.5", "all", "99999999999" };
+			      "-1", "1 2", "1.5", "all", "all*", "all*0",
+			      "99999999999" };
 	int *v = NULL, n = 0;
 	size_t i;
 

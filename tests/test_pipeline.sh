@@ -173,6 +173,36 @@ check "real_lookup: plot" \
 	bash -c "'$root/scripts/kscale-plot' '$tmp/lookup.json' --out-dir='$tmp/lookup-plots' --metric=lookups_per_sec >/dev/null"
 check "real_lookup: plots are PNG files" png_ok "$tmp/lookup-plots"
 
+rwsem_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+seen = set()
+for b in rows:
+    variant, rw = b["name"].split("/")[2], b["name"].split("/")[3]
+    seen.add(variant)
+    assert b["total_MBps"] > 0 and b["iops"] > 0, b["name"]
+    assert abs(b["read_MBps"] + b["write_MBps"] - b["total_MBps"]) <= 1e-6 * b["total_MBps"]
+    if rw == "rw:randwrite":
+        assert b["read_MBps"] == 0, b["name"]
+    if variant in ("v4.6", "reader_owned"):
+        assert 0 <= b["down_write_failed_self_pct"] <= b["down_write_failed_children_pct"] < 100
+        for key in ("spin_acquired", "spin_abandoned", "sleeps"):
+            assert key in b, (b["name"], key)
+assert seen == {"v4.6", "reader_owned", "pthread", "fio"}, seen
+PY
+}
+
+check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
+	"$build/bench/rwsem" --cpus=1,2,4 --oversubscribe --rw=randrw,randwrite \
+	--size=4m "${tiny[@]}" --benchmark_out="$tmp/rwsem.json"
+check "rwsem: bandwidths, IOPS and the profile" rwsem_ok "$tmp/rwsem.json"
+check "rwsem: compare prints the seed's bandwidth table" \
+	bash -c "'$root/scripts/kscale-compare' '$tmp/rwsem.json' --before=v4.6 --after=reader_owned --metric=total_MBps | grep -q 'BW before'"
+check "rwsem: compare prints the profile in percentage points" \
+	bash -c "'$root/scripts/kscale-compare' '$tmp/rwsem.json' --before=v4.6 --after=reader_owned --metric=down_write_failed_self_pct | grep -q ' pp'"
+
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \
 	fails_saying "needs two usable CPUs" \

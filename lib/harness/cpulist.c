@@ -66,8 +66,16 @@ static int parse_item(const char **p, int all_max, int *lo, int *hi)
 		if (all_max <= 0)
 			return -1;
 		*p += 3;
-		*lo = 1;
-		*hi = all_max;
+		*lo = *hi = all_max;
+		if (**p != '*') {
+			*lo = 1;
+			return 0;
+		}
+		/* all*K: K times as many threads as CPUs, alone */
+		(*p)++;
+		if (parse_number(p, hi) || *hi < 1 || *hi > 64)
+			return -1;
+		*lo = *hi = *hi * all_max;
 		return 0;
 	}
 	if (parse_number(p, lo))

@@ -268,8 +268,10 @@ void options_usage(const struct kscale_model *m)
 	printf("usage: %s [OPTION]... [--benchmark_*...]\n%s\n\n", m->name,
 	       m->doc);
 	printf("Common options:\n"
-	       "  --cpus=LIST          thread counts: 1,2,4 | 1-8 | all "
-	       "(default: 1, each node boundary, all)\n"
+	       "  --cpus=LIST          thread counts: 1,2,4 | 1-8 | all | all*2 "
+	       "(twice the CPUs;\n"
+	       "                       needs --oversubscribe). Default: 1, "
+	       "each node boundary, all\n"
 	       "  --placement=POLICY   compact (fill a node first), spread "
 	       "(round-robin over nodes), list:0,2,4\n"
 	       "  --workloads=LIST     workloads to run (default all)\n"

@@ -135,25 +135,32 @@ def file_tables(a, b):
     return tables_from_sections(sections), notes
 
 
+def header(metric):
+    """Column titles: bandwidths and profile shares as in the seed's tables."""
+    sides = ["BW before", "BW after"] if metric.endswith("_MBps") else ["before", "after"]
+    return ["Test"] + sides + ["pp change" if metric.endswith("_pct") else "% change"]
+
+
 def cells(row, metric):
     before, after = row.before.values(metric), row.after.values(metric)
+    change = stats.fmt_points if metric.endswith("_pct") else stats.fmt_change
     return [row.test, stats.fmt_cell(before), stats.fmt_cell(after),
-            stats.fmt_change(before, after)]
+            change(before, after)]
 
 
 def render_text(title, sections, metric):
-    header = ["Test", "before", "after", "% change"]
+    header_row = header(metric)
     body = [[cells(row, metric) for row in section] for section in sections]
     for section in body:
         for line in section:  # keep the digits of marked/unmarked changes aligned
             line[3] = line[3] if line[3].endswith("~") else line[3] + "  "
-    widths = [max(len(c[i]) for c in [header] + sum(body, [])) for i in range(4)]
+    widths = [max(len(c[i]) for c in [header_row] + sum(body, [])) for i in range(4)]
 
     def fmt(c):
         cols = [c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in (1, 2, 3)]
         return "  ".join(cols).rstrip()
 
-    lines = [title, "", fmt(header), "  ".join("-" * w for w in widths)]
+    lines = [title, "", fmt(header_row), "  ".join("-" * w for w in widths)]
     for i, section in enumerate(body):
         lines += [""] * (i > 0) + [fmt(c) for c in section]
     return lines
@@ -163,7 +170,7 @@ def render_markdown(title, sections, metric):
     def fmt(c):
         return "| " + " | ".join(x.replace("|", "\\|") for x in c) + " |"
 
-    lines = [f"**{title}**", "", fmt(["Test", "before", "after", "% change"]),
+    lines = [f"**{title}**", "", fmt(header(metric)),
              "|:-----|-------:|------:|---------:|"]
     lines += [fmt(cells(row, metric)) for section in sections for row in section]
     return lines

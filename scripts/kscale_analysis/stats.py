@@ -76,3 +76,11 @@ def fmt_change(before, after):
         return "n/a"
     mark = "" if significant(before, after) else " ~"
     return f"{change:+.1f}%{mark}"
+
+
+def fmt_points(before, after):
+    """The change of a percentage as percentage points, as lkp-tests shows profiles."""
+    if not before or not after:
+        return "n/a"
+    mark = "" if significant(before, after) else " ~"
+    return f"{median(after) - median(before):+.2f} pp{mark}"

@@ -44,6 +44,17 @@ class StatsTest(unittest.TestCase):
         self.assertFalse(stats.significant([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]))
         self.assertFalse(stats.significant([], [1.0]))
 
+    def test_percentage_points_and_seed_headers(self):
+        from kscale_analysis import compare
+        before = [19.0, 20.0, 21.0, 19.5, 20.5]
+        after = [14.0, 14.5, 15.0, 13.5, 14.2]
+        self.assertEqual(stats.fmt_points(before, after), "-5.80 pp")
+        self.assertEqual(stats.fmt_points(before, before), "+0.00 pp ~")
+        self.assertEqual(compare.header("total_MBps"),
+                         ["Test", "BW before", "BW after", "% change"])
+        self.assertEqual(compare.header("down_write_failed_self_pct"),
+                         ["Test", "before", "after", "pp change"])
+
     def test_format(self):
         self.assertEqual(stats.fmt_value(12.34 * M), "12.3M")
         self.assertEqual(stats.fmt_value(456_700.0), "456.7k")
