@@ -155,15 +155,13 @@ static const struct mnt_writers_ops *variant_ops(const char *name)
 static int openbench_setup(struct kscale_run *run)
 {
 	struct openbench *ob = calloc(1, sizeof(*ob));
-	const char *path_ns = kscale_knob(run, "path_work_ns");
 	int i;
 
 	run->priv = ob;
 	ob->ops = variant_ops(kscale_variant(run));
 	ob->mounts = (int)kscale_knob_long(run, "mounts");
 	ob->migrate = kscale_knob_long(run, "migrate");
-	ob->path_ns = strcmp(path_ns, "auto") ? strtoul(path_ns, NULL, 10) :
-		      path_work_auto_ns;
+	ob->path_ns = kscale_knob_ns(run, "path_work_ns", path_work_auto_ns);
 	if (ob->migrate && kscale_nr_usable_cpus(run) < 2)
 		return kscale_fail(run, "--migrate needs two usable CPUs");
 	ob->open_write = ob->ops ? model_open_write : real_open_write_thread;
@@ -212,14 +210,6 @@ static int openbench_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* The median of five timings of a real open/write/close on tmpfs. */
 static int measure_path_work(char *err, size_t len)
 {
@@ -229,7 +219,7 @@ static int measure_path_work(char *err, size_t len)
 
 	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
 	for (i = 0; i < 5; i++) {
-		t = now_ns();
+		t = kscale_now_ns();
 		for (j = 0; j < CALIBRATION_OPS; j++) {
 			fd = real_open_write(path);
 			if (fd < 0) {
@@ -239,7 +229,7 @@ static int measure_path_work(char *err, size_t len)
 			}
 			close(fd);
 		}
-		ns[i] = (now_ns() - t) / CALIBRATION_OPS;
+		ns[i] = (kscale_now_ns() - t) / CALIBRATION_OPS;
 	}
 	for (i = 0; i < 5; i++)
 		for (j = i + 1; j < 5; j++)
@@ -272,13 +262,6 @@ static int check_mounts(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 1, MAX_MOUNTS, err, len);
 }
 
-static int check_path_work(const char *v, char *err, size_t len)
-{
-	if (!strcmp(v, "auto"))
-		return 0;
-	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
-}
-
 static const struct kscale_workload workloads[] = {
 	{
 		.name = "openbench",
@@ -309,7 +292,8 @@ static const struct kscale_knob knobs[] = {
 	{ "mounts", "1", "1, or 2 to alternate files on two mounts (the "
 	  "seed's worst case)", check_mounts },
 	{ "path_work_ns", "0", "ns of uncontended work per open/close, or "
-	  "auto (a real tmpfs open/write/close, measured)", check_path_work },
+	  "auto (a real tmpfs open/write/close, measured)",
+	  kscale_check_ns_or_auto },
 	{ "migrate", "0", "1: close on another CPU than the open "
 	  "(writer-count imbalance)", kscale_check_bool },
 };

@@ -51,14 +51,6 @@ struct lookup_thread {
 static struct tmpfs_dirs real_dirs;
 static unsigned long fs_lookup_auto_ns;
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static int pick_dir(struct lookup_run *lr, struct lookup_thread *lt)
 {
 	return lr->nr_dirs > 1 ? (int)(lt->next++ % lr->nr_dirs) : 0;
@@ -74,7 +66,7 @@ static void model_loop(struct kscale_thread *t)
 
 	while (kscale_running(t)) {
 		q.len = snprintf(name, sizeof(name), "%lu",
-				 (unsigned long)(xorshift64(&lt->rng) %
+				 (unsigned long)(kscale_rand64(&lt->rng) %
 						 lr->files));
 		q.hash = full_name_hash(name, q.len);
 		dentry = lr->ops->lookup(lr->dirs[pick_dir(lr, lt)], &q);
@@ -146,7 +138,6 @@ static int real_dirs_open(struct kscale_run *run, struct lookup_run *lr)
 static int lookup_setup(struct kscale_run *run)
 {
 	struct lookup_run *lr = calloc(1, sizeof(*lr));
-	const char *fs_ns = kscale_knob(run, "fs_lookup_ns");
 	int i;
 
 	run->priv = lr;
@@ -160,8 +151,7 @@ static int lookup_setup(struct kscale_run *run)
 		run->threads[i].priv = calloc(1, sizeof(struct lookup_thread));
 	if (!lr->ops)
 		return real_dirs_open(run, lr);
-	fs_lookup_ns = strcmp(fs_ns, "auto") ? strtoul(fs_ns, NULL, 10) :
-		       fs_lookup_auto_ns;
+	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
 	for (i = 0; i < lr->nr_dirs; i++)
 		lr->dirs[i] = magic_dir_create(lr->ops);
@@ -218,10 +208,8 @@ static int lookup_teardown(struct kscale_run *run)
 	struct lookup_run *lr = run->priv;
 	int i;
 
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, "ops_per_sec"))
-			kscale_set_counter(run, "lookups_per_sec",
-					   run->counters[i].value);
+	kscale_set_counter(run, "lookups_per_sec",
+			   kscale_counter(run, "ops_per_sec"));
 	if (lr->ops) {
 		model_counters(run, lr);
 		dcache_exit();
@@ -240,28 +228,20 @@ static int lookup_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* ns per negative lookup of a name the running kernel has not seen. */
 static unsigned long time_real_lookup(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY), i;
 	char name[64];
 	struct stat st;
-	double t0 = now_ns();
+	double t0 = kscale_now_ns();
 
 	for (i = 0; i < TIMED_OPS; i++) {
 		snprintf(name, sizeof(name), "calibrate.%d", i);
 		fstatat(fd, name, &st, 0);
 	}
 	close(fd);
-	return (unsigned long)((now_ns() - t0) / TIMED_OPS);
+	return (unsigned long)((kscale_now_ns() - t0) / TIMED_OPS);
 }
 
 /* ns per open_by_handle_at() + close(), or -errno. */
@@ -279,7 +259,7 @@ static long time_open_by_handle(const char *dir)
 	mfd = open(dir, O_RDONLY | O_DIRECTORY);
 	if (name_to_handle_at(AT_FDCWD, path, fh, &mount_id, 0) < 0)
 		ret = -errno;
-	t0 = now_ns();
+	t0 = kscale_now_ns();
 	for (i = 0; !ret && i < TIMED_OPS; i++) {
 		fd = open_by_handle_at(mfd, fh, O_RDONLY);
 		if (fd < 0)
@@ -287,7 +267,7 @@ static long time_open_by_handle(const char *dir)
 		close(fd);
 	}
 	if (!ret)
-		ret = (long)((now_ns() - t0) / TIMED_OPS);
+		ret = (long)((kscale_now_ns() - t0) / TIMED_OPS);
 	close(mfd);
 	unlink(path);
 	free(fh);
@@ -340,13 +320,6 @@ static int check_dirs(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 1, MAX_DIRS, err, len);
 }
 
-static int check_fs_lookup(const char *v, char *err, size_t len)
-{
-	if (!strcmp(v, "auto"))
-		return 0;
-	return kscale_check_long(v, 0, 100 * 1000 * 1000, err, len);
-}
-
 static const struct kscale_workload workloads[] = {
 	{
 		.name = "open_by_inode",
@@ -377,7 +350,7 @@ static const struct kscale_knob knobs[] = {
 	{ "dirs", "100", "magic directories for sharded (and real)",
 	  check_dirs },
 	{ "fs_lookup_ns", "0", "ns of filesystem ->lookup() work, or auto "
-	  "(a real tmpfs lookup, measured)", check_fs_lookup },
+	  "(a real tmpfs lookup, measured)", kscale_check_ns_or_auto },
 };
 
 const struct kscale_model kscale_model = {

@@ -7,8 +7,9 @@
  * The I/O path is v4.6 XFS on DAX, where the contended rwsem is the
  * inode's ILOCK: a read takes the IOLOCK shared and the ILOCK shared to
  * map blocks (xfs_ilock_data_map_shared), then copies; a write takes the
- * IOLOCK shared (an aligned DAX write in 4.6; --iolock-write=exclusive
- * for later kernels), the ILOCK exclusive to update the file time
+ * IOLOCK shared (4.6 sends an aligned DAX write through
+ * xfs_file_dio_aio_write(); --iolock-write=exclusive for later kernels),
+ * the ILOCK exclusive to update the file time
  * (file_update_time -> xfs_vn_update_time, a transaction modelled as
  * --update-time-ns of work), the ILOCK shared to map blocks, then copies.
  * Both locks are the variant's rw_semaphore, or glibc's
@@ -150,14 +151,6 @@ static void xfs_file_dax_write(struct fio_run *fr, const char *buf, size_t off)
 	xfs_iunlock(fr, fr->iolock_write);
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void model_loop(struct kscale_thread *t)
 {
 	struct fio_run *fr = t->run->priv;
@@ -166,7 +159,7 @@ static void model_loop(struct kscale_thread *t)
 	uint64_t r;
 
 	while (kscale_running(t)) {
-		r = xorshift64(&ft->rng);
+		r = kscale_rand64(&ft->rng);
 		off = (r >> 8) % blocks * fr->bs;
 		ndelay(fr->io_path_ns);
 		if (r % 100 < fr->rwmixread) {
@@ -254,8 +247,9 @@ static int fio_start(struct kscale_run *run, struct fio_run *fr)
 	int err;
 
 	generation++;
-	snprintf(file, sizeof(file), "--filename=%s/fio.%lu", fio_dir.path[0],
-		 generation);
+	/* one file per size, laid out by the first run that needs it */
+	snprintf(file, sizeof(file), "--filename=%s/fio.%zu", fio_dir.path[0],
+		 fr->ip.size);
 	snprintf(rw, sizeof(rw), "--rw=%s", kscale_knob(run, "rw"));
 	snprintf(bs, sizeof(bs), "--bs=%zu", fr->bs);
 	snprintf(size, sizeof(size), "--size=%zu", fr->ip.size);
@@ -296,9 +290,7 @@ static int fio_setup(struct kscale_run *run)
 				  "exclusive") ? XFS_IOLOCK_SHARED :
 					       XFS_IOLOCK_EXCL;
 	fr->update_time_ns = kscale_knob_long(run, "update_time_ns");
-	fr->io_path_ns = strcmp(kscale_knob(run, "io_path_ns"), "auto") ?
-			 strtoul(kscale_knob(run, "io_path_ns"), NULL, 10) :
-			 io_path_auto_ns;
+	fr->io_path_ns = kscale_knob_ns(run, "io_path_ns", io_path_auto_ns);
 	if (fr->real)
 		return fio_start(run, fr);
 	fr->ip.data = aligned_alloc(4096, fr->ip.size);
@@ -388,16 +380,6 @@ static void fio_finish(struct kscale_run *run, struct fio_run *fr)
 	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
 }
 
-static double run_counter(struct kscale_run *run, const char *name)
-{
-	int i;
-
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, name))
-			return run->counters[i].value;
-	return 0;
-}
-
 static double pct_of_thread_time(struct kscale_run *run, uint64_t cycles)
 {
 	return 100 * cycles_to_ns(cycles) /
@@ -407,7 +389,7 @@ static double pct_of_thread_time(struct kscale_run *run, uint64_t cycles)
 static void model_counters(struct kscale_run *run, struct fio_run *fr)
 {
 	struct rwsem_profile sum = { 0 };
-	double reads = 0, writes = 0, iops = run_counter(run, "ops_per_sec");
+	double reads = 0, writes = 0, iops = kscale_counter(run, "ops_per_sec");
 	double read_share, mb = (double)fr->bs / (1 << 20);
 	int i;
 
@@ -475,14 +457,6 @@ static int fio_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* ns of a real 4 KiB pread/pwrite at a random offset of a tmpfs file. */
 static int measure_io_path(char *err, size_t len)
 {
@@ -500,14 +474,14 @@ static int measure_io_path(char *err, size_t len)
 		return -1;
 	}
 	memset(buf, 1, bs);
-	t0 = now_ns();
+	t0 = kscale_now_ns();
 	for (i = 0; i < ops; i++) {
-		off_t off = (off_t)(xorshift64(&rng) % (file / bs)) * bs;
+		off_t off = (off_t)(kscale_rand64(&rng) % (file / bs)) * bs;
 
 		if ((i & 1 ? pwrite(fd, buf, bs, off) : pread(fd, buf, bs, off)) < 0)
 			break;
 	}
-	io_path_auto_ns = (unsigned long)((now_ns() - t0) / ops);
+	io_path_auto_ns = (unsigned long)((kscale_now_ns() - t0) / ops);
 	close(fd);
 	unlink(path);
 	free(buf);
@@ -524,12 +498,7 @@ static int rwsem_init_model(const struct kscale_options *o, char *err,
 	return 0;
 }
 
-static int check_io_path(const char *v, char *err, size_t len)
-{
-	if (!strcmp(v, "auto"))
-		return 0;
-	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
-}
+
 
 static int check_rw(const char *v, char *err, size_t len)
 {
@@ -616,7 +585,7 @@ static const struct kscale_knob knobs[] = {
 	{ "update_time_ns", "500", "ns of the timestamp transaction under "
 	  "the ILOCK", check_update_time },
 	{ "io_path_ns", "auto", "ns of each I/O outside the locks, or auto "
-	  "(a real tmpfs pread/pwrite, measured)", check_io_path },
+	  "(a real tmpfs pread/pwrite, measured)", kscale_check_ns_or_auto },
 };
 
 const struct kscale_model kscale_model = {

@@ -245,13 +245,11 @@ static void check_books(struct kscale_run *run, struct fault_run *fr)
 
 static void fault_counters(struct kscale_run *run, struct fault_run *fr)
 {
-	double wait_ns = 0, ops_per_cpu = 0, sigbus = 0;
+	double wait_ns = 0, sigbus = 0;
 	int i;
 
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, "ops_per_sec_per_cpu"))
-			ops_per_cpu = run->counters[i].value;
-	kscale_set_counter(run, "faults_per_sec_per_cpu", ops_per_cpu);
+	kscale_set_counter(run, "faults_per_sec_per_cpu",
+			   kscale_counter(run, "ops_per_sec_per_cpu"));
 	for (i = 0; i < run->nr_threads; i++) {
 		struct fault_thread *ft = run->threads[i].priv;
 

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../kernel/compiler.h"
 
@@ -121,5 +122,22 @@ double kscale_warmup_seconds(const struct kscale_run *run);
 int kscale_check_long(const char *value, long min, long max, char *err,
 		      size_t len);
 int kscale_check_bool(const char *value, char *err, size_t len);
+/* A knob of ns of calibrated work: a number up to 10 ms, or "auto". */
+int kscale_check_ns_or_auto(const char *value, char *err, size_t len);
+/* Its value in a run, `measured` standing for "auto". */
+unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
+			     unsigned long measured);
+/* A counter already set for the run, 0 if none. */
+double kscale_counter(const struct kscale_run *run, const char *name);
+double kscale_now_ns(void);
+
+/* xorshift64: a cheap per-thread random stream (seed it non-zero). */
+static inline uint64_t kscale_rand64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
 
 #endif

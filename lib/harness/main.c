@@ -56,6 +56,14 @@ long kscale_knob_long(const struct kscale_run *run, const char *name)
 	return strtol(kscale_knob(run, name), NULL, 10);
 }
 
+unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
+			     unsigned long measured)
+{
+	const char *v = kscale_knob(run, name);
+
+	return strcmp(v, "auto") ? strtoul(v, NULL, 10) : measured;
+}
+
 static char *bench_name(const struct registry *r, int w, int v,
 			const char **knob)
 {

@@ -344,3 +344,10 @@ int kscale_check_bool(const char *value, char *err, size_t len)
 {
 	return kscale_check_long(value, 0, 1, err, len);
 }
+
+int kscale_check_ns_or_auto(const char *value, char *err, size_t len)
+{
+	if (!strcmp(value, "auto"))
+		return 0;
+	return kscale_check_long(value, 0, 10 * 1000 * 1000, err, len);
+}

@@ -258,6 +258,21 @@ int kscale_fail(struct kscale_run *run, const char *fmt, ...)
 	return -1;
 }
 
+double kscale_counter(const struct kscale_run *run, const char *name)
+{
+	int i;
+
+	for (i = 0; i < run->nr_counters; i++)
+		if (!strcmp(run->counters[i].name, name))
+			return run->counters[i].value;
+	return 0;
+}
+
+double kscale_now_ns(void)
+{
+	return now() * 1e9;
+}
+
 void kscale_set_counter(struct kscale_run *run, const char *name, double v)
 {
 	int i;
