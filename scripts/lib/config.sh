@@ -203,6 +203,20 @@ step_run() {
 
 # compare LABEL BEFORE AFTER ARGS...: the text table to stdout and .txt,
 # the markdown table to .md.
+# ".METRIC" (the first one named) when a compare picks metrics, so two
+# compares of the same pair write two files.
+metric_file_suffix() {
+	local arg metric
+
+	for arg in "$@"; do
+		if [[ $arg == --metric=* ]]; then
+			metric=${arg#--metric=}
+			printf '.%s' "${metric%%,*}"
+			return
+		fi
+	done
+}
+
 step_compare() {
 	local name=$1 label=$2 before=$3 after=$4
 	local what="[$name] compare $label $before $after"
@@ -210,6 +224,7 @@ step_compare() {
 
 	shift 4
 	out+=.$(selector_file_name "$before")-$(selector_file_name "$after")
+	out+=$(metric_file_suffix "$@")
 	local cmd=("$root/scripts/kscale-compare" "$results_dir/$name/$label.json"
 		   "--before=$before" "--after=$after" "$@")
 	printf '\n=== %s ===\n' "$what"
