@@ -298,15 +298,7 @@ static const struct kscale_knob knobs[] = {
 	  "(writer-count imbalance)", kscale_check_bool },
 };
 
-const struct kscale_model kscale_model = {
-	.name = "mnt_writers",
-	.doc = "r/o bind mount writer counts (seed 000, 2.6.26 "
-	       "fs/namespace.c)",
-	.workloads = workloads,
-	.nr_workloads = 1,
-	.variants = variants,
-	.nr_variants = sizeof(variants) / sizeof(variants[0]),
-	.knobs = knobs,
-	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
-	.init = mnt_writers_init,
-};
+KSCALE_MODEL("mnt_writers",
+	     "r/o bind mount writer counts (seed 000, 2.6.26 "
+	     "fs/namespace.c)",
+	     mnt_writers_init);

@@ -125,13 +125,6 @@ static const struct kscale_knob knobs[] = {
 	{ "hold_ns", "0", "ns of work inside the spinlock", check_hold },
 };
 
-const struct kscale_model kscale_model = {
-	.name = "primitives",
-	.doc = "lib/kernel primitives under contention",
-	.workloads = workloads,
-	.nr_workloads = 1,
-	.variants = variants,
-	.nr_variants = 3,
-	.knobs = knobs,
-	.nr_knobs = 1,
-};
+KSCALE_MODEL("primitives",
+	     "lib/kernel primitives under contention",
+	     NULL);

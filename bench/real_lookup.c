@@ -353,15 +353,7 @@ static const struct kscale_knob knobs[] = {
 	  "(a real tmpfs lookup, measured)", kscale_check_ns_or_auto },
 };
 
-const struct kscale_model kscale_model = {
-	.name = "real_lookup",
-	.doc = "dcache misses and the directory lock (seed 003, 2.6.32 "
-	       "fs/namei.c)",
-	.workloads = workloads,
-	.nr_workloads = 1,
-	.variants = variants,
-	.nr_variants = sizeof(variants) / sizeof(variants[0]),
-	.knobs = knobs,
-	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
-	.init = real_lookup_init,
-};
+KSCALE_MODEL("real_lookup",
+	     "dcache misses and the directory lock (seed 003, 2.6.32 "
+	     "fs/namei.c)",
+	     real_lookup_init);

@@ -588,15 +588,7 @@ static const struct kscale_knob knobs[] = {
 	  "(a real tmpfs pread/pwrite, measured)", kscale_check_ns_or_auto },
 };
 
-const struct kscale_model kscale_model = {
-	.name = "rwsem",
-	.doc = "rwsem optimistic spinning and the reader-owned state "
-	       "(seed 004, v4.6 kernel/locking/rwsem-xadd.c)",
-	.workloads = workloads,
-	.nr_workloads = 1,
-	.variants = variants,
-	.nr_variants = sizeof(variants) / sizeof(variants[0]),
-	.knobs = knobs,
-	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
-	.init = rwsem_init_model,
-};
+KSCALE_MODEL("rwsem",
+	     "rwsem optimistic spinning and the reader-owned state "
+	     "(seed 004, v4.6 kernel/locking/rwsem-xadd.c)",
+	     rwsem_init_model);

@@ -339,15 +339,7 @@ static const struct kscale_knob knobs[] = {
 	  "unlimited (only stat_lock keeps count)", check_size_limit },
 };
 
-const struct kscale_model kscale_model = {
-	.name = "shmem_fault",
-	.doc = "/dev/zero shared-mapping faults and the shmem stat_lock "
-	       "(seed 002, 2.6.7 mm/shmem.c)",
-	.workloads = workloads,
-	.nr_workloads = 1,
-	.variants = variants,
-	.nr_variants = sizeof(variants) / sizeof(variants[0]),
-	.knobs = knobs,
-	.nr_knobs = sizeof(knobs) / sizeof(knobs[0]),
-	.init = shmem_fault_init,
-};
+KSCALE_MODEL("shmem_fault",
+	     "/dev/zero shared-mapping faults and the shmem stat_lock "
+	     "(seed 002, 2.6.7 mm/shmem.c)",
+	     shmem_fault_init);

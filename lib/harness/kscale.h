@@ -90,6 +90,22 @@ struct kscale_model {
 
 extern const struct kscale_model kscale_model;
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A bench file ends with this, after its workloads[], variants[], knobs[]. */
+#define KSCALE_MODEL(_name, _doc, _init)				\
+	const struct kscale_model kscale_model = {			\
+		.name = (_name),					\
+		.doc = (_doc),						\
+		.workloads = workloads,					\
+		.nr_workloads = ARRAY_SIZE(workloads),			\
+		.variants = variants,					\
+		.nr_variants = ARRAY_SIZE(variants),			\
+		.knobs = knobs,						\
+		.nr_knobs = ARRAY_SIZE(knobs),				\
+		.init = (_init),					\
+	}
+
 static inline bool kscale_running(struct kscale_thread *t)
 {
 	return likely(!READ_ONCE(t->run->stop));
