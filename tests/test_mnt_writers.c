@@ -5,10 +5,16 @@
  * the same rules while writers race mnt_make_readonly().
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "../lib/kernel/percpu.h"
@@ -210,6 +216,40 @@ static void test_make_readonly_races_writers(void **state)
 	assert_int_equal(kscale_warnings(), 0);
 }
 
+/*
+ * The same rules on the running kernel (the `real` variant's): a bind
+ * mount cannot go read-only while a file on it is open for write, can
+ * once it is closed, and then refuses opens for write.  Needs root, in a
+ * private mount namespace so nothing leaks to the host.
+ */
+static void test_real_bind_mount_rules(void **state)
+{
+	char dir[] = "/tmp/kscale-bind.XXXXXX", path[64];
+	unsigned long remount_ro = MS_REMOUNT | MS_BIND | MS_RDONLY;
+	int fd;
+
+	if (geteuid() || unshare(CLONE_NEWNS) ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		skip();
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mount("kscale", dir, "tmpfs", 0, NULL), 0);
+	assert_int_equal(mount(dir, dir, NULL, MS_BIND, NULL), 0);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(mount(NULL, dir, NULL, remount_ro, NULL), -1);
+	assert_int_equal(errno, EBUSY);
+	close(fd);
+	assert_int_equal(mount(NULL, dir, NULL, remount_ro, NULL), 0);
+	assert_int_equal(open(path, O_WRONLY), -1);
+	assert_int_equal(errno, EROFS);
+	umount2(dir, MNT_DETACH);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, CPUS, 2);
@@ -223,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_busy_mount_stays_writable),
 		cmocka_unit_test(test_imbalanced_counts_sum_to_zero),
 		cmocka_unit_test(test_make_readonly_races_writers),
+		cmocka_unit_test(test_real_bind_mount_rules),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
