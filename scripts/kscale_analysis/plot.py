@@ -76,13 +76,15 @@ def plan(results, metrics, out_dir, prefix):
     plots = []
     for (model, workload, knobs), runs in group_runs(results.runs.values()).items():
         for metric in metrics:
-            where = " ".join(x for x in (f"{model}/{workload}", knob_text(knobs)) if x)
+            where = f"{model}/{workload}"
             lines = series(runs, metric)
             if not lines:
                 print(f"{PROG}: skipping {where}: no {metric} data", file=sys.stderr)
                 continue
             reps = stats.span({len(r.values(metric)) for r in runs} - {0})
-            title = f"{where}: {metric}\nmedian of {reps} repetitions, error bars: min..max"
+            # knobs on their own line: long knob lists no longer run off the page
+            title = (f"{where}: {metric}\n{knob_text(knobs)}\n"
+                     f"median of {reps} repetitions, error bars: min..max")
             stem = os.path.join(out_dir, file_stem(prefix, model, workload, knobs, metric))
             plots.append(Plot(stem, title, unit(metric, results) or metric, lines))
     if not plots:
