@@ -234,8 +234,12 @@ static void test_real_bind_mount_rules(void **state)
 		return;
 	}
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(mount("kscale", dir, "tmpfs", 0, NULL), 0);
-	assert_int_equal(mount(dir, dir, NULL, MS_BIND, NULL), 0);
+	if (mount("kscale", dir, "tmpfs", 0, NULL) ||
+	    mount(dir, dir, NULL, MS_BIND, NULL)) {
+		rmdir(dir);
+		skip();
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/file", dir);
 	fd = open(path, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0);
