@@ -28,7 +28,6 @@ typedef struct {
 #define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_xchg(v, i)	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 
-#define atomic_long_read(v)	READ_ONCE((v)->counter)
 #define atomic_long_set(v, i)	WRITE_ONCE((v)->counter, (i))
 #define atomic_long_add_return(i, v) \
 	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)

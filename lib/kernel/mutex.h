@@ -61,9 +61,4 @@ static inline void mutex_unlock(struct mutex *lock)
 		__mutex_unlock_slowpath(lock);
 }
 
-static inline bool mutex_is_locked(struct mutex *lock)
-{
-	return atomic_read(&lock->count) != 1;
-}
-
 #endif

@@ -28,7 +28,6 @@ extern __thread int kscale_this_node;
 extern const struct topology *kscale_topology;
 
 #define smp_processor_id()	kscale_this_cpu
-#define raw_smp_processor_id()	kscale_this_cpu
 #define numa_node_id()		kscale_this_node
 
 void percpu_setup(const struct topology *t);

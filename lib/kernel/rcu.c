@@ -45,10 +45,10 @@ void rcu_unregister_thread(void)
 	rcu_self = NULL;
 }
 
-/* The oldest grace period some online thread may still be reading in. */
+/* The oldest grace period some registered thread may still be reading in. */
 static unsigned long rcu_oldest_reader(void)
 {
-	unsigned long min = RCU_OFFLINE, qs;
+	unsigned long min = ~0UL, qs;
 	struct rcu_thread *t;
 
 	spin_lock(&rcu_registry_lock);

@@ -3,9 +3,9 @@
  * RCU for models whose readers walk shared structures without locks, as
  * quiescent-state-based reclamation (liburcu's QSBR flavour):
  * rcu_read_lock() costs nothing, each thread reports a quiescent state
- * where the kernel would context-switch (between operations, and before
- * sleeping), and call_rcu() callbacks run once every registered thread
- * has passed one since.  Callbacks are batched per thread, so the grace
+ * where the kernel would context-switch (between operations), and
+ * call_rcu() callbacks run once every registered thread has passed one
+ * since; a thread asleep in a lock delays them until it runs again.  Callbacks are batched per thread, so the grace
  * period counter is touched once per RCU_BATCH callbacks, standing in for
  * the kernel's per-CPU callback lists.
  */
@@ -15,7 +15,6 @@
 #include "compiler.h"
 
 #define RCU_BATCH	64
-#define RCU_OFFLINE	(~0UL)
 
 struct rcu_head {
 	struct rcu_head *next;
@@ -43,17 +42,6 @@ static inline void rcu_quiescent_state(void)
 	__atomic_store_n(&rcu_self->qs, __atomic_load_n(&rcu_gp,
 			 __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 	smp_mb();
-}
-
-/* Around a sleep: an offline thread holds nothing and blocks no one. */
-static inline void rcu_thread_offline(void)
-{
-	__atomic_store_n(&rcu_self->qs, RCU_OFFLINE, __ATOMIC_RELEASE);
-}
-
-static inline void rcu_thread_online(void)
-{
-	rcu_quiescent_state();
 }
 
 void rcu_register_thread(struct rcu_thread *self);
