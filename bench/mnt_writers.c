@@ -142,23 +142,15 @@ static void openbench_loop(struct kscale_thread *t)
 	}
 }
 
-static const struct mnt_writers_ops *variant_ops(const char *name)
-{
-	int i;
-
-	for (i = 0; i < mnt_writers_nr_variants; i++)
-		if (!strcmp(mnt_writers_variants[i]->name, name))
-			return mnt_writers_variants[i];
-	return NULL;
-}
-
 static int openbench_setup(struct kscale_run *run)
 {
 	struct openbench *ob = calloc(1, sizeof(*ob));
 	int i;
 
 	run->priv = ob;
-	ob->ops = variant_ops(kscale_variant(run));
+	ob->ops = kscale_find_variant(mnt_writers_variants,
+				       mnt_writers_nr_variants,
+				       kscale_variant(run));
 	ob->mounts = (int)kscale_knob_long(run, "mounts");
 	ob->migrate = kscale_knob_long(run, "migrate");
 	ob->path_ns = kscale_knob_ns(run, "path_work_ns", path_work_auto_ns);

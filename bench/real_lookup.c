@@ -107,16 +107,6 @@ static void lookup_loop(struct kscale_thread *t)
 		real_loop(t);
 }
 
-static const struct real_lookup_ops *variant_ops(const char *name)
-{
-	int i;
-
-	for (i = 0; i < real_lookup_nr_variants; i++)
-		if (!strcmp(real_lookup_variants[i]->name, name))
-			return real_lookup_variants[i];
-	return NULL;
-}
-
 /* d000 .. dNNN under the tmpfs scratch directory, fresh for each run. */
 static int real_dirs_open(struct kscale_run *run, struct lookup_run *lr)
 {
@@ -141,7 +131,9 @@ static int lookup_setup(struct kscale_run *run)
 	int i;
 
 	run->priv = lr;
-	lr->ops = variant_ops(kscale_variant(run));
+	lr->ops = kscale_find_variant(real_lookup_variants,
+				       real_lookup_nr_variants,
+				       kscale_variant(run));
 	lr->files = kscale_knob_long(run, "files");
 	lr->nr_dirs = (!lr->ops || lr->ops == &real_lookup_sharded) ?
 		      (int)kscale_knob_long(run, "dirs") : 1;

@@ -184,16 +184,6 @@ static void fault_loop(struct kscale_thread *t)
 	ft->stat_lock_wait = stat_lock_wait;
 }
 
-static const struct shmem_fault_ops *variant_ops(const char *name)
-{
-	int i;
-
-	for (i = 0; i < shmem_fault_nr_variants; i++)
-		if (!strcmp(shmem_fault_variants[i]->name, name))
-			return shmem_fault_variants[i];
-	return NULL;
-}
-
 static int shared_setup(struct kscale_run *run, struct fault_run *fr)
 {
 	unsigned long pages = fr->pages * run->nr_threads;
@@ -219,7 +209,9 @@ static int fault_setup(struct kscale_run *run)
 	int i;
 
 	run->priv = fr;
-	fr->ops = variant_ops(kscale_variant(run));
+	fr->ops = kscale_find_variant(shmem_fault_variants,
+				       shmem_fault_nr_variants,
+				       kscale_variant(run));
 	fr->kind = fr->ops ? &model_kind : &real_kind;
 	fr->private = !strcmp(kscale_variant(run), "real_private");
 	fr->pages = kscale_knob_long(run, "pages");

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../kernel/compiler.h"
 
@@ -146,6 +147,18 @@ unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
 /* A counter already set for the run, 0 if none. */
 double kscale_counter(const struct kscale_run *run, const char *name);
 double kscale_now_ns(void);
+
+/*
+ * The entry of a model's variant table (pointers to structs with a
+ * ->name) named `key`, or NULL: the kernel-free variants, e.g. `real`.
+ */
+#define kscale_find_variant(table, nr, key) ({				\
+	__typeof__(&*(table)[0]) __found = NULL;			\
+	for (int __i = 0; __i < (nr) && !__found; __i++)		\
+		if (!strcmp((table)[__i]->name, (key)))			\
+			__found = (table)[__i];				\
+	__found;							\
+})
 
 /* xorshift64: a cheap per-thread random stream (seed it non-zero). */
 static inline uint64_t kscale_rand64(uint64_t *s)
