@@ -224,8 +224,11 @@ static int fault_setup(struct kscale_run *run)
 	return fr->shared ? shared_setup(run, fr) : 0;
 }
 
-/* Every pass ended: the superblock's books must be back where they began. */
-static void check_books(struct kscale_run *run, struct fault_run *fr)
+/*
+ * Every pass ended: the superblock's books must be back where they began.
+ * Returns whether the mount has a superblock stat_lock at all.
+ */
+static bool check_books(struct kscale_run *run, struct fault_run *fr)
 {
 	struct shmem_stats st;
 
@@ -233,9 +236,11 @@ static void check_books(struct kscale_run *run, struct fault_run *fr)
 	if (st.has_sbinfo && st.free_blocks != st.max_blocks)
 		kscale_fail(run, "free_blocks %lu of %lu after every unmap",
 			    st.free_blocks, st.max_blocks);
+	return st.has_sbinfo;
 }
 
-static void fault_counters(struct kscale_run *run, struct fault_run *fr)
+static void fault_counters(struct kscale_run *run, struct fault_run *fr,
+			   bool has_stat_lock)
 {
 	double wait_ns = 0, sigbus = 0;
 	int i;
@@ -248,8 +253,7 @@ static void fault_counters(struct kscale_run *run, struct fault_run *fr)
 		wait_ns += cycles_to_ns(ft->stat_lock_wait);
 		sigbus += ft->sigbus;
 	}
-	if (fr->ops && strcmp(fr->ops->name, "no_sbinfo_mount") &&
-	    strcmp(fr->ops->name, "upstream"))
+	if (has_stat_lock)
 		kscale_set_counter(run, "stat_lock_wait_pct", 100 * wait_ns /
 				   (run->elapsed * 1e9 * run->nr_threads));
 	if (fr->size_limit)
@@ -265,9 +269,7 @@ static int fault_teardown(struct kscale_run *run)
 		fr->ops->fput(fr->shared_file);
 	if (fr->shared_map && fr->shared_map != MAP_FAILED)
 		munmap(fr->shared_map, fr->pages * run->nr_threads * PAGE_SIZE);
-	if (fr->ops)
-		check_books(run, fr);
-	fault_counters(run, fr);
+	fault_counters(run, fr, fr->ops && check_books(run, fr));
 	for (i = 0; i < run->nr_threads; i++)
 		free(run->threads[i].priv);
 	free(fr);
