@@ -47,6 +47,7 @@ struct openbench_thread {
 	struct file file[MAX_MOUNTS];
 	char path[MAX_MOUNTS][320];
 	int fd;
+	int partner_cpu;		/* where --migrate closes */
 };
 
 static struct tmpfs_dirs real_dirs;
@@ -128,6 +129,7 @@ static void real_close(struct kscale_thread *t, int m)
 static void openbench_loop(struct kscale_thread *t)
 {
 	struct openbench *ob = t->run->priv;
+	struct openbench_thread *ot = t->priv;
 	unsigned long i = 0;
 	int m;
 
@@ -135,7 +137,7 @@ static void openbench_loop(struct kscale_thread *t)
 		m = i++ % ob->mounts;
 		if (unlikely(ob->open_write(t, m)))
 			return;
-		do_migrate(t, kscale_partner_cpu(t));
+		do_migrate(t, ot->partner_cpu);
 		ob->close(t, m);
 		do_migrate(t, t->cpu);
 		kscale_count(t);
@@ -174,6 +176,7 @@ static int openbench_thread_init(struct kscale_thread *t)
 	int i;
 
 	t->priv = ot;
+	ot->partner_cpu = kscale_partner_cpu(t);
 	for (i = 0; i < ob->mounts; i++) {
 		ot->file[i].f_vfsmnt = ob->mnt[i];
 		snprintf(ot->path[i], sizeof(ot->path[i]), "%s/file.%d",
