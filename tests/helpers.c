@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/kernel/percpu.h"
 #include "helpers.h"
+
+double test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 void test_machine(struct topology *t, int nr_cpus, int nr_nodes)
 {

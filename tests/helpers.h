@@ -23,4 +23,16 @@ int test_racers(int max);
 /* Run fn on nr threads, thread i as CPU i of the test machine. */
 void test_race(int nr, void (*fn)(struct test_thread *), void *arg);
 
+/* Count an event seen by a racing thread (cmocka asserts are not safe there). */
+static inline void test_note(int *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+double test_now_ms(void);
+
+/* Each entry of a model's variant table. */
+#define for_each_variant(ops, i, table, nr)				\
+	for ((i) = 0; (i) < (nr) && ((ops) = (table)[i], 1); (i)++)
+
 #endif

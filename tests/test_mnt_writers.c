@@ -32,10 +32,6 @@
 
 static struct topology machine;
 
-#define for_each_variant(ops, i)					\
-	for ((i) = 0; (i) < mnt_writers_nr_variants &&			\
-	     ((ops) = mnt_writers_variants[i], 1); (i)++)
-
 static void boot(const struct mnt_writers_ops *ops)
 {
 	kscale_set_cpu(0);
@@ -49,7 +45,8 @@ static void test_read_only_mount_refuses_writers(void **state)
 	struct vfsmount *mnt;
 	int i;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
 		boot(ops);
 		mnt = ops->alloc_vfsmnt("ro");
 		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
@@ -70,7 +67,8 @@ static void test_busy_mount_stays_writable(void **state)
 	struct vfsmount *mnt;
 	int i;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
 		boot(ops);
 		mnt = ops->alloc_vfsmnt("busy");
 		kscale_set_cpu(5);
@@ -102,7 +100,8 @@ static void test_imbalanced_counts_sum_to_zero(void **state)
 	struct vfsmount *mnt[2];
 	int i, n;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
 		boot(ops);
 		mnt[0] = ops->alloc_vfsmnt("a");
 		mnt[1] = ops->alloc_vfsmnt("b");
@@ -137,11 +136,6 @@ struct race {
 	int busy;
 };
 
-static void note(int *counter)
-{
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
-
 static void writer(struct race *r)
 {
 	int ret;
@@ -150,12 +144,12 @@ static void writer(struct race *r)
 		ret = r->ops->mnt_want_write(r->mnt);
 		if (ret) {
 			if (ret != -EROFS)
-				note(&r->unexpected);
+				test_note(&r->unexpected);
 			continue;
 		}
 		__atomic_fetch_add(&r->inside, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&r->read_only, __ATOMIC_SEQ_CST))
-			note(&r->violations);
+			test_note(&r->violations);
 		__atomic_fetch_sub(&r->inside, 1, __ATOMIC_SEQ_CST);
 		r->ops->mnt_drop_write(r->mnt);
 	}
@@ -176,7 +170,7 @@ static void checker(struct race *r)
 		r->became_ro++;
 		__atomic_store_n(&r->read_only, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&r->inside, __ATOMIC_SEQ_CST))
-			note(&r->violations);
+			test_note(&r->violations);
 		__atomic_store_n(&r->read_only, 0, __ATOMIC_SEQ_CST);
 		r->ops->mnt_make_readwrite(r->mnt);
 	}
@@ -199,7 +193,8 @@ static void test_make_readonly_races_writers(void **state)
 	struct race r;
 	int i;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
 		if (!ops->counts_writers)
 			continue;
 		boot(ops);

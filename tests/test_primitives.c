@@ -41,7 +41,7 @@ static void hammer_lock(struct test_thread *t)
 	for (i = 0; i < LOOPS; i++) {
 		spin_lock(&c->lock);
 		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
-			__atomic_fetch_add(&c->overlaps, 1, __ATOMIC_RELAXED);
+			test_note(&c->overlaps);
 		v = c->count;
 		cpu_relax();
 		c->count = v + 1;

@@ -29,10 +29,6 @@
 
 static struct topology machine;
 
-#define for_each_variant(ops, i)					\
-	for ((i) = 0; (i) < real_lookup_nr_variants &&			\
-	     ((ops) = real_lookup_variants[i], 1); (i)++)
-
 struct lookup_test {
 	const struct real_lookup_ops *ops;
 	struct dentry *dir;
@@ -89,21 +85,13 @@ static void teardown_variant(struct lookup_test *lt)
 /* ->lookup() waits (up to 200 ms) for a second task to be inside too. */
 static int inside;
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void rendezvous(void)
 {
-	double deadline = now_ms() + 200;
+	double deadline = test_now_ms() + 200;
 
 	__atomic_fetch_add(&inside, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&inside, __ATOMIC_SEQ_CST) < 2 &&
-	       now_ms() < deadline)
+	       test_now_ms() < deadline)
 		cpu_relax();
 }
 
@@ -126,7 +114,8 @@ static void test_two_misses_on_one_name(void **state)
 	int i;
 
 	magic_read_inode = rendezvous;
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 16);
 		inside = 0;
 		test_race(2, same_name, lt);
@@ -167,7 +156,8 @@ static void test_eviction_spares_dentries_in_use(void **state)
 	int i;
 
 	task_start(&rcu);
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 4);
 		held[0] = lookup(lt, 1);
 		held[1] = lookup(lt, 2);
@@ -198,7 +188,8 @@ static void test_hit_ratio_of_a_uniform_draw(void **state)
 	int i, n;
 
 	task_start(&rcu);
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, dcache);
 		for (n = 0; n < 20000; n++) {
 			rng = rng * 6364136223846793005ULL + 1;
@@ -241,7 +232,8 @@ static void test_racing_lookups_keep_one_dentry_per_name(void **state)
 	int i;
 
 	magic_read_inode = no_work;
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 16);
 		lt->files = 64;
 		test_race(test_racers(MAX_RACERS), racing_lookups, lt);

@@ -132,17 +132,12 @@ struct race {
 	int done;
 };
 
-static void note(int *counter)
-{
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
-
 static void read_side(struct race *r)
 {
 	down_read(&r->sem);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
-		note(&r->violations);
+		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
 	up_read(&r->sem);
@@ -153,18 +148,10 @@ static void write_side(struct race *r)
 	down_write(&r->sem);
 	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
-		note(&r->violations);
+		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
 	up_write(&r->sem);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*
@@ -176,15 +163,15 @@ static void watchdog(struct race *r)
 {
 	struct timespec tick = { 0, 1000 * 1000 };
 	unsigned long seen = 0, now;
-	double since = now_ms();
+	double since = test_now_ms();
 
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
 		nanosleep(&tick, NULL);
 		now = __atomic_load_n(&r->progress, __ATOMIC_RELAXED);
 		if (now != seen) {
 			seen = now;
-			since = now_ms();
-		} else if (now_ms() - since > STALL_MS) {
+			since = test_now_ms();
+		} else if (test_now_ms() - since > STALL_MS) {
 			/* the sleepers will never return: fail loudly, now */
 			fprintf(stderr, "lost wake-up: no progress for %d ms "
 				"(count %#lx)\n", STALL_MS,
@@ -277,7 +264,7 @@ static void osq_racer(struct test_thread *t)
 			continue;
 		}
 		if (__atomic_add_fetch(&o->inside, 1, __ATOMIC_SEQ_CST) != 1)
-			note(&o->overlaps);
+			test_note(&o->overlaps);
 		cpu_relax();
 		__atomic_sub_fetch(&o->inside, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&o->granted, 1, __ATOMIC_RELAXED);

@@ -28,10 +28,6 @@
 
 static struct topology machine;
 
-#define for_each_variant(ops, i)					\
-	for ((i) = 0; (i) < shmem_fault_nr_variants &&			\
-	     ((ops) = shmem_fault_variants[i], 1); (i)++)
-
 static bool page_is_zero(struct page *page)
 {
 	const unsigned long *p = page_address(page);
@@ -93,7 +89,8 @@ static void test_pages_read_back_zero_and_books_balance(void **state)
 	struct file *f;
 	int i, pass;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
 		ops->shm_mount(0);
 		/* the second pass gets the first one's dirty pages back */
 		for (pass = 0; pass < 2; pass++) {
@@ -139,7 +136,8 @@ static void test_enospc_exactly_at_the_limit(void **state)
 	unsigned long got;
 	int i, err;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
 		bool limited = ops == &shmem_fault_stat_lock;
 
 		got = faults_until_error(ops, 10, 16, &err);
@@ -176,7 +174,7 @@ static void same_index_racer(struct test_thread *t)
 	for (n = 0; n < PAGES; n++) {
 		idx = (n * stride[t->id] + t->id * 97) % PAGES;
 		if (r->ops->shmem_fault(r->file, idx, &r->got[t->id][idx]))
-			__atomic_fetch_add(&r->errors, 1, __ATOMIC_RELAXED);
+			test_note(&r->errors);
 	}
 }
 
@@ -187,7 +185,8 @@ static void test_racing_faults_share_one_page(void **state)
 	int i, n = test_racers(MAX_RACERS), t, idx;
 	struct shmem_stats st;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
 		ops->shm_mount(0);
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
@@ -218,13 +217,11 @@ static void range_racer(struct test_thread *t)
 	for (pass = 0; pass < PASSES; pass++) {
 		for (idx = start; idx < start + per; idx++) {
 			if (r->ops->shmem_fault(r->file, idx, &page)) {
-				__atomic_fetch_add(&r->errors, 1,
-						   __ATOMIC_RELAXED);
+				test_note(&r->errors);
 				continue;
 			}
 			if (*(long *)page_address(page))
-				__atomic_fetch_add(&r->dirty, 1,
-						   __ATOMIC_RELAXED);
+				test_note(&r->dirty);
 			*(long *)page_address(page) = 1;
 		}
 		r->ops->shmem_release(r->file, start, start + per);
@@ -238,7 +235,8 @@ static void test_disjoint_ranges_return_every_block(void **state)
 	struct shmem_stats st;
 	int i;
 
-	for_each_variant(ops, i) {
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
 		ops->shm_mount(0);
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
