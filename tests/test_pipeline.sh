@@ -60,6 +60,20 @@ png_ok() {
 	ls "$1"/*per_sec*.png >/dev/null 2>&1
 }
 
+# compare_says PATTERN RESULTS ARGS...: kscale compare prints PATTERN.
+compare_says() {
+	local pattern=$1
+	shift
+	"$root/scripts/kscale-compare" "$@" | grep -q -- "$pattern"
+}
+
+# plot_into DIR RESULTS ARGS...: kscale plot writes its files into DIR.
+plot_into() {
+	local dir=$1
+	shift
+	"$root/scripts/kscale-plot" "$@" --out-dir="$dir" >/dev/null
+}
+
 fails_saying() {
 	local why=$1
 	shift
@@ -73,11 +87,14 @@ check "bench run writes JSON" \
 	--benchmark_repetitions=2 --benchmark_out="$out" >/dev/null 2>&1
 check "JSON has every variant, thread count and the context" json_ok "$out"
 check "compare prints a before/after table" \
-	bash -c "'$root/scripts/kscale-compare' '$out' --before=atomic --after=percpu | grep -q '% change'"
+	compare_says "% change" "$out" --before=atomic --after=percpu
 check "compare --format=markdown prints a markdown table" \
-	bash -c "'$root/scripts/kscale-compare' '$out' --before=atomic --after=percpu --format=markdown | grep -q '^|'"
+	compare_says "^|" "$out" \
+		--before=atomic \
+		--after=percpu \
+		--format=markdown
 check "plot writes PNG and SVG" \
-	bash -c "'$root/scripts/kscale-plot' '$out' --out-dir='$tmp/plots' >/dev/null"
+	plot_into "$tmp/plots" "$out"
 check "plots are PNG files" png_ok "$tmp/plots"
 
 if [ "$(nproc)" -ge 2 ]; then
@@ -132,9 +149,13 @@ check "shmem_fault: every variant, distinct and shared object" \
 check "shmem_fault: counters in the seed's unit and stat_lock wait" \
 	shmem_ok "$tmp/shmem.json"
 check "shmem_fault: compare stat_lock -> nosbinfo" \
-	bash -c "'$root/scripts/kscale-compare' '$tmp/shmem.json' --before=stat_lock --after=nosbinfo --metric=faults_per_sec_per_cpu | grep -q '% change'"
+	compare_says "% change" "$tmp/shmem.json" \
+		--before=stat_lock \
+		--after=nosbinfo \
+		--metric=faults_per_sec_per_cpu
 check "shmem_fault: plot" \
-	bash -c "'$root/scripts/kscale-plot' '$tmp/shmem.json' --out-dir='$tmp/shmem-plots' --metric=faults_per_sec_per_cpu >/dev/null"
+	plot_into "$tmp/shmem-plots" "$tmp/shmem.json" \
+		--metric=faults_per_sec_per_cpu
 check "shmem_fault: plots are PNG files" png_ok "$tmp/shmem-plots"
 check "shmem_fault: a limited mount fails faults, the books still balance" \
 	"$build/bench/shmem_fault" --cpus=2 --pages=512 --size-limit=600 \
@@ -168,9 +189,13 @@ check "real_lookup: every variant, low and high hit rate" \
 check "real_lookup: counters, no duplicates where the design forbids them" \
 	lookup_ok "$tmp/lookup.json"
 check "real_lookup: compare i_mutex -> parallel" \
-	bash -c "'$root/scripts/kscale-compare' '$tmp/lookup.json' --before=i_mutex --after=parallel --metric=lookups_per_sec,dcache_hit_ratio | grep -q '% change'"
+	compare_says "% change" "$tmp/lookup.json" \
+		--before=i_mutex \
+		--after=parallel \
+		--metric=lookups_per_sec,dcache_hit_ratio
 check "real_lookup: plot" \
-	bash -c "'$root/scripts/kscale-plot' '$tmp/lookup.json' --out-dir='$tmp/lookup-plots' --metric=lookups_per_sec >/dev/null"
+	plot_into "$tmp/lookup-plots" "$tmp/lookup.json" \
+		--metric=lookups_per_sec
 check "real_lookup: plots are PNG files" png_ok "$tmp/lookup-plots"
 
 rwsem_ok() {
@@ -199,9 +224,15 @@ check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
 	--size=4m "${tiny[@]}" --benchmark_out="$tmp/rwsem.json"
 check "rwsem: bandwidths, IOPS and the profile" rwsem_ok "$tmp/rwsem.json"
 check "rwsem: compare prints the seed's bandwidth table" \
-	bash -c "'$root/scripts/kscale-compare' '$tmp/rwsem.json' --before=v4.6 --after=reader_owned --metric=total_MBps | grep -q 'BW before'"
+	compare_says "BW before" "$tmp/rwsem.json" \
+		--before=v4.6 \
+		--after=reader_owned \
+		--metric=total_MBps
 check "rwsem: compare prints the profile in percentage points" \
-	bash -c "'$root/scripts/kscale-compare' '$tmp/rwsem.json' --before=v4.6 --after=reader_owned --metric=down_write_failed_self_pct | grep -q ' pp'"
+	compare_says " pp" "$tmp/rwsem.json" \
+		--before=v4.6 \
+		--after=reader_owned \
+		--metric=down_write_failed_self_pct
 
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \
