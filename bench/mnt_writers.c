@@ -280,7 +280,7 @@ static const struct kscale_variant variants[] = {
 	{ "upstream", "today: per-mount per-CPU counters, MNT_WRITE_HOLD, "
 		      "mnt_hold_writers" },
 	{ "real", "the running kernel's open/write/close on tmpfs files "
-		  "(path work ignored)" },
+		  "(path work ignored)", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {

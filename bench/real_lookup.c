@@ -158,7 +158,6 @@ static int lookup_thread_init(struct kscale_thread *t)
 	lt->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
 	if (!lr->ops)
 		return 0;
-	sched_task_init();
 	memset(&lookup_stats, 0, sizeof(lookup_stats));
 	rcu_register_thread(&lt->rcu);
 	return 0;
@@ -332,7 +331,7 @@ static const struct kscale_variant variants[] = {
 	{ "parallel", "4.7+: i_rwsem shared, d_alloc_parallel(), in-lookup "
 		      "waiters" },
 	{ "real", "the running kernel: unique negative lookups on tmpfs in "
-		  "--dirs directories" },
+		  "--dirs directories", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {

@@ -200,7 +200,6 @@ static int fio_thread_init(struct kscale_thread *t)
 	ft->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
 	ft->buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
 	memset(ft->buf, t->id, fr->bs);
-	sched_task_init();
 	osq_thread_init(&ft->osq_node, t->id);
 	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
 	return 0;
@@ -569,8 +568,8 @@ static const struct kscale_variant variants[] = {
 		  "writer not yet set" },
 	{ "reader_owned", "the seed (4.8): RWSEM_READER_OWNED, spinning stops "
 			  "when readers own the lock" },
-	{ "pthread", "glibc's pthread_rwlock_t, for reference" },
-	{ "fio", "the real fio, same job, on a tmpfs file" },
+	{ "pthread", "glibc's pthread_rwlock_t, for reference", .host = true },
+	{ "fio", "the real fio, same job, on a tmpfs file", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {

@@ -319,9 +319,10 @@ static const struct kscale_variant variants[] = {
 			     "sbinfo" },
 	{ "upstream", "today: xarray lock, inode i_lock, info->lock; no "
 		      "superblock lock" },
-	{ "real", "the running kernel: mmap(MAP_SHARED) of /dev/zero" },
+	{ "real", "the running kernel: mmap(MAP_SHARED) of /dev/zero",
+	  .host = true },
 	{ "real_private", "the running kernel: MAP_PRIVATE (anonymous "
-			  "memory), for contrast" },
+			  "memory), for contrast", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../lib/kernel/percpu.h"
+#include "../lib/kernel/sched.h"
+#include "../lib/kernel/tsc.h"
 #include "helpers.h"
 
 double test_now_ms(void)
@@ -30,6 +33,8 @@ void test_machine(struct topology *t, int nr_cpus, int nr_nodes)
 		abort();
 	percpu_setup(t);
 	kscale_set_cpu(0);
+	tsc_calibrate();
+	sched_init();
 	free(cpu);
 	free(node);
 }
@@ -68,6 +73,61 @@ void test_race(int nr, void (*fn)(struct test_thread *), void *arg)
 	for (i = 0; i < nr; i++) {
 		r[i] = (struct race){ { i, arg }, fn, &start };
 		if (pthread_create(&tid[i], NULL, race_thread, &r[i]))
+			abort();
+	}
+	for (i = 0; i < nr; i++)
+		pthread_join(tid[i], NULL);
+	pthread_barrier_destroy(&start);
+	free(r);
+	free(tid);
+}
+
+struct task_race {
+	struct test_thread t;
+	int cpu;
+	void (*fn)(struct test_thread *);
+	pthread_barrier_t *start;
+};
+
+static void *task_thread(void *arg)
+{
+	struct task_race *r = arg;
+
+	if (sched_task_start(r->cpu))
+		abort();
+	pthread_barrier_wait(r->start);
+	sched_task_run();
+	r->fn(&r->t);
+	sched_task_exit();
+	return NULL;
+}
+
+int test_task_cpus(void)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		abort();
+	while (n < CPU_SETSIZE && CPU_ISSET(n, &set) &&
+	       n < kscale_topology->nr_cpu_ids)
+		n++;
+	return n;
+}
+
+void test_race_tasks(int nr, void (*fn)(struct test_thread *), void *arg)
+{
+	struct task_race *r = calloc(nr, sizeof(*r));
+	pthread_t *tid = calloc(nr, sizeof(*tid));
+	int i, cpus = test_task_cpus();
+	pthread_barrier_t start;
+
+	if (!cpus)
+		abort();
+	pthread_barrier_init(&start, NULL, nr);
+	for (i = 0; i < nr; i++) {
+		r[i] = (struct task_race){ { i, arg }, i % cpus, fn, &start };
+		if (pthread_create(&tid[i], NULL, task_thread, &r[i]))
 			abort();
 	}
 	for (i = 0; i < nr; i++)

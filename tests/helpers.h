@@ -23,6 +23,15 @@ int test_racers(int max);
 /* Run fn on nr threads, thread i as CPU i of the test machine. */
 void test_race(int nr, void (*fn)(struct test_thread *), void *arg);
 
+/* CPUs 0 .. n-1 that the host allows and the test machine has. */
+int test_task_cpus(void);
+
+/*
+ * Run fn as nr tasks of the model scheduler, task i on CPU
+ * i % test_task_cpus(), as many per CPU as it takes.
+ */
+void test_race_tasks(int nr, void (*fn)(struct test_thread *), void *arg);
+
 /* Count an event seen by a racing thread (cmocka asserts are not safe there). */
 static inline void test_note(int *counter)
 {

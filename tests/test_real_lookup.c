@@ -48,7 +48,6 @@ static struct qstr name_of(char *buf, unsigned long ino)
 
 static void task_start(struct rcu_thread *rcu)
 {
-	sched_task_init();
 	memset(&lookup_stats, 0, sizeof(lookup_stats));
 	rcu_register_thread(rcu);
 }

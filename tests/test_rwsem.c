@@ -35,7 +35,6 @@ static struct optimistic_spin_node main_node;
 
 static void task_start(struct optimistic_spin_node *node, int nr)
 {
-	sched_task_init();
 	osq_thread_init(node, nr);
 }
 
@@ -254,13 +253,12 @@ static void osq_racer(struct test_thread *t)
 
 	task_start(&node, t->id);
 	for (n = 0; n < LOOPS; n++) {
-		/* every other try, the slice is over: spinners must unqueue */
+		/* every other try, the tick came: spinners must unqueue */
 		if (n & 1)
-			current->slice_start = 0;
-		else
-			current->slice_start = rdtsc_ordered();
+			WRITE_ONCE(current->rq->need_resched, 1);
 		if (!osq_lock(&o->osq)) {
 			__atomic_fetch_add(&o->unqueued, 1, __ATOMIC_RELAXED);
+			cond_resched();
 			continue;
 		}
 		if (__atomic_add_fetch(&o->inside, 1, __ATOMIC_SEQ_CST) != 1)
@@ -269,18 +267,17 @@ static void osq_racer(struct test_thread *t)
 		__atomic_sub_fetch(&o->inside, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&o->granted, 1, __ATOMIC_RELAXED);
 		osq_unlock(&o->osq);
+		cond_resched();
 	}
 }
 
 static void test_osq_grants_one_spinner_at_a_time(void **state)
 {
 	struct osq_race o = { .inside = 0 };
-	int n = test_racers(MAX_RACERS);
+	int n = 2 * test_task_cpus();	/* two tasks a CPU */
 
 	osq_lock_init(&o.osq);
-	kscale_need_resched = 1;
-	test_race(n, osq_racer, &o);
-	kscale_need_resched = 0;
+	test_race_tasks(n, osq_racer, &o);
 	assert_int_equal(o.overlaps, 0);
 	assert_int_equal(o.granted + o.unqueued, (unsigned long)n * LOOPS);
 	assert_false(osq_is_locked(&o.osq));
@@ -289,7 +286,6 @@ static void test_osq_grants_one_spinner_at_a_time(void **state)
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
-	tsc_calibrate();
 	task_start(&main_node, 0);
 	return 0;
 }

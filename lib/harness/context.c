@@ -5,9 +5,11 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../kernel/sched.h"
 #include "../kernel/tsc.h"
 #include "context.h"
 #include "gbench.h"
+#include "rt_throttle.h"
 #include "version.h"
 #ifndef KSCALE_CFLAGS
 #define KSCALE_CFLAGS "unknown"
@@ -79,6 +81,15 @@ void context_add_system(const struct topology *t,
 	kscale_add_context("duration_s", "%g", o->duration);
 	kscale_add_context("warmup_s", "%g", o->warmup);
 	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
+	kscale_add_context("model_sched", "%s", sched_fifo ?
+			   "SCHED_FIFO tasks, switched only where the kernel "
+			   "would" : "SCHED_OTHER (no permission for "
+			   "SCHED_FIFO): the host may switch a task out "
+			   "holding a spinlock");
+	kscale_add_context("model_slice_us", "%.0f", sched_slice_ns / 1e3);
+	kscale_add_context("model_preempt", "%s", sched_preempt_full ?
+			   "full" : "none");
+	kscale_add_context("rt_throttling", "%s", rt_throttle_note());
 	kscale_add_context("compiler", "%s", __VERSION__);
 	kscale_add_context("cflags", "%s", KSCALE_CFLAGS);
 	kscale_add_context("version", "%s", KSCALE_VERSION);

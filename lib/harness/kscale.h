@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../kernel/compiler.h"
+#include "../kernel/sched.h"
 
 struct kscale_run;
 
@@ -64,6 +65,8 @@ struct kscale_workload {
 struct kscale_variant {
 	const char *name;
 	const char *doc;
+	/* Runs on the host's scheduler (the real kernel, host libraries). */
+	bool host;
 };
 
 struct kscale_knob {
@@ -112,9 +115,11 @@ static inline bool kscale_running(struct kscale_thread *t)
 	return likely(!READ_ONCE(t->run->stop));
 }
 
+/* The end of an operation: the return to user space, a preemption point. */
 static inline void kscale_count(struct kscale_thread *t)
 {
 	WRITE_ONCE(t->ops, t->ops + 1);
+	cond_resched();
 }
 
 const char *kscale_variant(const struct kscale_run *run);
@@ -125,7 +130,7 @@ int kscale_fail(struct kscale_run *run, const char *fmt, ...)
 void kscale_set_counter(struct kscale_run *run, const char *name, double v);
 void kscale_add_context(const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Move the calling thread to cpu and make it "this CPU". */
+/* Move the calling task to cpu and make it "this CPU". */
 int kscale_migrate(struct kscale_thread *t, int cpu);
 /* The next CPU after t's in the placement order, for migrations. */
 int kscale_partner_cpu(const struct kscale_thread *t);

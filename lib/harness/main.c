@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../kernel/percpu.h"
+#include "../kernel/sched.h"
 #include "../kernel/tsc.h"
 #include "context.h"
 #include "cpulist.h"
@@ -298,6 +299,9 @@ int main(int argc, char **argv)
 	if (kb_initialize(&o.gb_argc, o.gb_argv))
 		return 2;	/* Google Benchmark said which flag */
 	tsc_calibrate();
+	sched_init();
+	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);
+	sched_preempt_full = o.preempt_full;
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
 	if (m->init && m->init(&o, err, sizeof(err)))

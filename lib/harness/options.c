@@ -178,7 +178,16 @@ static int parse_flag(struct kscale_options *o, const char *arg, char *err,
 	else if ((v = flag_value(arg, "--numa-emulate")))
 		return parse_int("--numa-emulate", v, 1, &o->numa_emulate, err,
 				 len);
-	else if (!strcmp(arg, "--dry-run"))
+	else if ((v = flag_value(arg, "--slice-us")))
+		return parse_int("--slice-us", v, 1, &o->slice_us, err, len);
+	else if ((v = flag_value(arg, "--preempt"))) {
+		if (strcmp(v, "none") && strcmp(v, "full")) {
+			snprintf(err, len, "--preempt=%s: expected none or "
+				 "full", v);
+			return -1;
+		}
+		o->preempt_full = !strcmp(v, "full");
+	} else if (!strcmp(arg, "--dry-run"))
 		o->dry_run = true;
 	else if (!strcmp(arg, "--list"))
 		o->list = true;
@@ -281,6 +290,12 @@ void options_usage(const struct kscale_model *m)
 	       "  --numa-emulate=N     split the allowed CPUs into N pretend "
 	       "nodes (memory not bound)\n"
 	       "  --oversubscribe      allow more threads than CPUs\n"
+	       "  --slice-us=N         model tasks' time slice (default: CFS's "
+	       "0.75 ms x (1 + log2 CPUs))\n"
+	       "  --preempt=MODEL      none (a task yields only at preemption "
+	       "points, default)\n"
+	       "                       or full (also at preempt_enable() back "
+	       "to 0)\n"
 	       "  --dry-run            print the thread -> CPU -> node plan and "
 	       "exit\n"
 	       "  --list               list workloads, variants and knobs\n"

@@ -22,6 +22,8 @@ struct kscale_options {
 	double duration;
 	double warmup;
 	int numa_emulate;
+	int slice_us;			/* model tasks' time slice, 0: CFS's */
+	bool preempt_full;		/* --preempt=full */
 	bool dry_run;
 	bool list;
 	bool help;

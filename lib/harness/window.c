@@ -5,11 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "rt_throttle.h"
 #include "topology.h"
 #include "window.h"
+
+/* How long threads may take to leave their loops once told to stop. */
+#define WATCHDOG_S	30
 
 static int progress_done, progress_total;
 
@@ -61,6 +66,30 @@ static void set_counters(struct kscale_bench *b, const unsigned long *start,
 	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
 }
 
+/* A stuck run cannot be torn down: name the threads, leave. */
+static void watchdog(struct kscale_bench *b)
+{
+	double deadline = now() + WATCHDOG_S;
+	int i;
+
+	while (READ_ONCE(b->nr_done) < b->nr_threads) {
+		if (now() < deadline) {
+			sleep_until(now() + 0.01);
+			continue;
+		}
+		fprintf(stderr, "kscale: watchdog: %s: %d of %d threads still "
+			"in the loop %d s after the window ended\n", b->name,
+			b->nr_threads - READ_ONCE(b->nr_done), b->nr_threads,
+			WATCHDOG_S);
+		for (i = 0; i < b->nr_threads; i++)
+			fprintf(stderr, "kscale: watchdog: thread %d (CPU %d): "
+				"%lu ops\n", i, b->run.threads[i].cpu,
+				READ_ONCE(b->run.threads[i].ops));
+		rt_throttle_restore();
+		_exit(1);
+	}
+}
+
 /* Warm up, then one window between two snapshots of every counter. */
 static void *controller(void *arg)
 {
@@ -68,8 +97,11 @@ static void *controller(void *arg)
 	struct kscale_run *run = &b->run;
 	unsigned long *start = calloc(run->nr_threads, sizeof(*start));
 	unsigned long *end = calloc(run->nr_threads, sizeof(*end));
+	struct sched_param sp = { .sched_priority = SCHED_PRIO_CONTROL };
 	double started, t0, t1;
 
+	if (b->model_sched && sched_fifo)
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	pthread_barrier_wait(&b->window_met);
 	started = now();
 	sleep_until(started + b->warmup);
@@ -82,6 +114,7 @@ static void *controller(void *arg)
 	b->window = t1 - t0;
 	run->elapsed = t1 - started;
 	set_counters(b, start, end);
+	watchdog(b);
 	pthread_barrier_wait(&b->window_met);
 	free(start);
 	free(end);
@@ -117,7 +150,11 @@ static bool run_prepare(struct kscale_bench *b)
 		progress_total, b->name);
 	/* set-up runs unpinned, but per-CPU data needs a CPU to name */
 	kscale_set_cpu(b->cpu_of_thread[0]);
-	kscale_need_resched = b->nr_threads > b->nr_distinct_cpus;
+	b->nr_done = 0;
+	b->model_sched = !b->model->variants[b->variant].host;
+	if (b->model_sched && sched_fifo && rt_throttle_lift())
+		fprintf(stderr, "kscale: %s: RT throttling stays on: model "
+			"tasks may stop for 50 ms a second\n", b->name);
 	if (b->workload->setup && b->workload->setup(run))
 		return false;
 	if (pthread_create(&b->controller, NULL, controller, b)) {
@@ -145,7 +182,7 @@ static int pin_to(int cpu)
 
 int kscale_migrate(struct kscale_thread *t, int cpu)
 {
-	if (pin_to(cpu))
+	if (sched_migrate_task(cpu))
 		return kscale_fail(t->run, "cannot move thread %d to CPU %d",
 				   t->id, cpu);
 	return 0;
@@ -186,7 +223,7 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	const struct kscale_workload *w = b->workload;
 	bool ok = true;
 
-	if (pin_to(t->cpu))
+	if (b->model_sched ? sched_task_start(t->cpu) : pin_to(t->cpu))
 		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
 				  t->id, t->cpu);
 	if (ok && w->thread_init)
@@ -195,8 +232,13 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	if (!ok)
 		WRITE_ONCE(b->run.stop, 1);
 	pthread_barrier_wait(&b->window_met);
-	if (ok)
+	if (ok) {
+		if (b->model_sched)
+			sched_task_run();
 		w->loop(t);
+	}
+	sched_task_exit();
+	__atomic_fetch_add(&b->nr_done, 1, __ATOMIC_RELEASE);
 	pthread_barrier_wait(&b->window_met);
 }
 
@@ -234,6 +276,7 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 			pthread_join(b->controller, NULL);
 			run_finish(b, res);
 		}
+		rt_throttle_restore();
 		pthread_setaffinity_np(pthread_self(), size, saved);
 		CPU_FREE(saved);
 	}

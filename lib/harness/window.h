@@ -7,7 +7,9 @@
  * their own operations in their own cache lines; no thread stops early.
  * A controller thread times a warm-up, snapshots every counter, times the
  * window, snapshots again, then raises the flag (will-it-scale's design,
- * with one window per run instead of a running sample).
+ * with one window per run instead of a running sample).  Model variants'
+ * threads are tasks of the model scheduler (lib/kernel/sched.h); the
+ * controller runs above them, and is the watchdog of the run's end.
  */
 #ifndef KSCALE_WINDOW_H
 #define KSCALE_WINDOW_H
@@ -34,6 +36,8 @@ struct kscale_bench {
 	pthread_barrier_t window_met;	/* the run's threads and controller */
 	pthread_t controller;
 	bool started;			/* set up, controller running */
+	bool model_sched;		/* tasks on the model's scheduler */
+	int nr_done;			/* threads out of their loop */
 	double window;			/* seconds the last window lasted */
 	struct kscale_run run;
 };

@@ -54,8 +54,11 @@ void __mutex_lock_slowpath(struct mutex *lock)
 {
 	struct mutex_waiter waiter;
 
-	if (mutex_optimistic_spin(lock))
+	preempt_disable();
+	if (mutex_optimistic_spin(lock)) {
+		preempt_enable();
 		return;
+	}
 
 	spin_lock(&lock->wait_lock);
 	list_add_tail(&waiter.list, &lock->wait_list);
@@ -64,7 +67,9 @@ void __mutex_lock_slowpath(struct mutex *lock)
 	while (atomic_xchg(&lock->count, -1) != 1) {
 		__set_current_state(TASK_UNINTERRUPTIBLE);
 		spin_unlock(&lock->wait_lock);
+		preempt_enable_no_resched();
 		schedule();
+		preempt_disable();
 		spin_lock(&lock->wait_lock);
 	}
 	list_del_init(&waiter.list);
@@ -72,6 +77,7 @@ void __mutex_lock_slowpath(struct mutex *lock)
 	if (likely(list_empty(&lock->wait_list)))
 		atomic_set(&lock->count, 0);
 	spin_unlock(&lock->wait_lock);
+	preempt_enable();
 }
 
 void __mutex_unlock_slowpath(struct mutex *lock)

@@ -3,8 +3,7 @@
  * struct mutex as in 2.6.32 kernel/mutex.c: the x86 fast paths (one
  * atomic decrement, one atomic increment), optimistic spinning while the
  * owner runs (adaptive mutexes, 2.6.30), then a FIFO wait list under
- * wait_lock with waiters that sleep.  Preemption is not disabled while
- * spinning (userspace cannot); a preempted owner still counts as running.
+ * wait_lock with waiters that sleep, preemption disabled as there.
  */
 #ifndef KSCALE_KERNEL_MUTEX_H
 #define KSCALE_KERNEL_MUTEX_H

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <sched.h>
 #include <stdlib.h>
 
 #include "page_alloc.h"
@@ -68,5 +67,5 @@ void __free_page(struct page *page)
 void __lock_page(struct page *page)
 {
 	while (TestSetPageLocked(page))
-		sched_yield();
+		yield();
 }

@@ -5,9 +5,9 @@
  *
  * Every model thread is pinned, so smp_processor_id() is a per-thread
  * variable set when the thread is placed (and again if the workload
- * migrates it).  Userspace cannot disable preemption: get_cpu_var() and
- * put_cpu_var() only name the slot; pinning is what keeps a thread on its
- * CPU.  Each CPU's slot sits on its own cache lines, allocated on that
+ * migrates it).  get_cpu_var() disables preemption until put_cpu_var(),
+ * as the kernel's does; the model scheduler (sched.h) keeps the task on
+ * its CPU meanwhile.  Each CPU's slot sits on its own cache lines, allocated on that
  * CPU's node when nodes are real (not emulated).
  *
  * this_cpu_add() is one non-locked x86 instruction, as the kernel's
@@ -18,6 +18,7 @@
 #define KSCALE_KERNEL_PERCPU_H
 
 #include "compiler.h"
+#include "sched.h"
 
 struct topology;
 
@@ -54,8 +55,8 @@ static inline void *__per_cpu_ptr(void __percpu *ptr, int cpu)
 #define per_cpu_ptr(ptr, cpu)	((__typeof__(ptr))__per_cpu_ptr((ptr), (cpu)))
 #define this_cpu_ptr(ptr)	per_cpu_ptr((ptr), smp_processor_id())
 #define per_cpu(var, cpu)	(*per_cpu_ptr((var), (cpu)))
-#define get_cpu_var(var)	(*this_cpu_ptr(var))
-#define put_cpu_var(var)	((void)(var))
+#define get_cpu_var(var)	(*({ preempt_disable(); this_cpu_ptr(var); }))
+#define put_cpu_var(var)	do { (void)(var); preempt_enable(); } while (0)
 
 int kscale_nr_possible_cpus(void);
 int kscale_possible_cpu(int i);

@@ -1,43 +1,404 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The model's scheduler (see sched.h). */
+#include <errno.h>
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "percpu.h"
 #include "sched.h"
 
-__thread struct task_struct current_task = { .state = TASK_RUNNING, .on_cpu = 1 };
-int kscale_need_resched;
+__thread struct task_struct current_task = {
+	.state = TASK_RUNNING,
+	.on_cpu = 1,
+	.cpu = -1,
+};
+__thread int __preempt_count;
+uint64_t sched_slice_ns;
+bool sched_preempt_full;
+bool sched_fifo;
 
-static void futex(uint32_t *uaddr, int op, uint32_t val)
+static struct rq __percpu *runqueues;
+
+struct rq *cpu_rq(int cpu)
 {
-	syscall(SYS_futex, uaddr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+	return per_cpu_ptr(runqueues, cpu);
 }
 
-void sched_task_init(void)
+static long futex(uint32_t *uaddr, int op, uint32_t val,
+		  const struct timespec *abs)
 {
-	current->state = TASK_RUNNING;
-	current->on_cpu = 1;
-	current->slice_start = rdtsc_ordered();
+	return syscall(SYS_futex, uaddr, op | FUTEX_PRIVATE_FLAG, val, abs,
+		       NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-/* Sleep until someone sets our state back to TASK_RUNNING. */
-void schedule(void)
+static uint64_t clock_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+static void ns_to_timespec(uint64_t ns, struct timespec *t)
+{
+	t->tv_sec = ns / 1000000000u;
+	t->tv_nsec = ns % 1000000000u;
+}
+
+static void sched_bug(const char *what)
+{
+	fprintf(stderr, "BUG: %s: cpu %d, preempt_count %d\n", what,
+		current->cpu, __preempt_count);
+	abort();
+}
+
+static void schedule_debug(void)
+{
+	if (unlikely(__preempt_count))
+		sched_bug("scheduling while atomic");
+}
+
+static int set_prio(int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	return pthread_setschedparam(pthread_self(), policy, &sp);
+}
+
+/* Can this process run SCHED_FIFO threads?  Probed on the caller. */
+static bool probe_fifo(void)
+{
+	struct sched_param sp;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) ||
+	    set_prio(SCHED_FIFO, SCHED_PRIO_TASK))
+		return false;
+	return !pthread_setschedparam(pthread_self(), policy, &sp);
+}
+
+void sched_init(void)
+{
+	int cpu;
+
+	free_percpu(runqueues);
+	runqueues = alloc_percpu(struct rq);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(runqueues, cpu)->cpu = cpu;
+	sched_fifo = probe_fifo();
+	sched_set_slice_ns(0, 1);
+}
+
+/* sched_init_granularity(): 0.75 ms * (1 + ilog2(min(CPUs, 8))). */
+uint64_t sched_default_slice_ns(int nr_cpus)
+{
+	int factor = 1, n = nr_cpus < 8 ? nr_cpus : 8;
+
+	while (n >>= 1)
+		factor++;
+	return 750000ull * factor;
+}
+
+void sched_set_slice_ns(uint64_t ns, int nr_cpus)
+{
+	WRITE_ONCE(sched_slice_ns, ns ? ns : sched_default_slice_ns(nr_cpus));
+}
+
+/*
+ * scheduler_tick() as an hrtick: at the end of the running task's slice,
+ * if others wait on this CPU, it must reschedule.  Asleep while at most
+ * one task is runnable here.
+ */
+static void *sched_tick(void *arg)
+{
+	struct rq *rq = arg;
+	uint64_t start, end;
+	struct timespec t;
+	uint32_t nr;
+
+	for (;;) {
+		nr = __atomic_load_n(&rq->nr_running, __ATOMIC_ACQUIRE);
+		if (nr <= 1) {
+			futex(&rq->nr_running, FUTEX_WAIT_BITSET, nr, NULL);
+			continue;
+		}
+		start = __atomic_load_n(&rq->slice_start, __ATOMIC_ACQUIRE);
+		end = start + READ_ONCE(sched_slice_ns);
+		if (clock_ns() < end) {
+			ns_to_timespec(end, &t);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+			continue;
+		}
+		if (__atomic_load_n(&rq->slice_start, __ATOMIC_ACQUIRE) == start)
+			WRITE_ONCE(rq->need_resched, 1);
+		ns_to_timespec(clock_ns() + READ_ONCE(sched_slice_ns), &t);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+	}
+	return NULL;
+}
+
+/* The tick's thread runs on the rq's CPU above its tasks, from first use. */
+static int sched_tick_start(struct rq *rq)
+{
+	struct sched_param sp = { .sched_priority = SCHED_PRIO_IRQ };
+	size_t size = CPU_ALLOC_SIZE(rq->cpu + 1);
+	cpu_set_t *set;
+	pthread_attr_t attr;
+	pthread_t tick;
+	int ret;
+
+	if (__atomic_exchange_n(&rq->ticking, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	set = CPU_ALLOC(rq->cpu + 1);
+	if (!set)
+		return -ENOMEM;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(rq->cpu, size, set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, size, set);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (sched_fifo) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
+	ret = -pthread_create(&tick, &attr, sched_tick, rq);
+	pthread_attr_destroy(&attr);
+	CPU_FREE(set);
+	if (ret)
+		WRITE_ONCE(rq->ticking, 0);
+	return ret;
+}
+
+static void switched_in(struct task_struct *p)
+{
+	if (p->rq)
+		__atomic_store_n(&p->rq->slice_start, clock_ns(),
+				 __ATOMIC_RELEASE);
+	__atomic_store_n(&p->on_cpu, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Taken off the CPU: need_resched is for whoever runs next. */
+static void switched_out(struct task_struct *p)
+{
+	__atomic_store_n(&p->on_cpu, 0, __ATOMIC_SEQ_CST);
+	if (p->rq) {
+		WRITE_ONCE(p->rq->need_resched, 0);
+		__atomic_fetch_add(&p->rq->nr_switches, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* enqueue_task() + check_preempt_curr(): a task became runnable on rq. */
+static void activate_task(struct rq *rq)
+{
+	uint32_t nr = __atomic_fetch_add(&rq->nr_running, 1, __ATOMIC_SEQ_CST);
+
+	if (nr > 0)
+		WRITE_ONCE(rq->need_resched, 1);
+	if (nr == 1)
+		futex(&rq->nr_running, FUTEX_WAKE, 1, NULL);
+}
+
+static void deactivate_task(struct rq *rq)
+{
+	__atomic_fetch_sub(&rq->nr_running, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A preemption: back of the CPU's queue, still runnable. */
+static void preempt_switch(struct task_struct *p)
+{
+	schedule_debug();
+	p->nivcsw++;
+	switched_out(p);
+	sched_yield();
+	switched_in(p);
+}
+
+void preempt_schedule(void)
+{
+	preempt_switch(current);
+}
+
+void __cond_resched(void)
+{
+	preempt_switch(current);
+}
+
+void yield(void)
+{
+	preempt_switch(current);
+}
+
+/*
+ * state -> state|TASK_ASLEEP: off the run queue, unless a wake-up came
+ * first (then it stays TASK_RUNNING and we do not sleep).
+ */
+static bool try_to_sleep(struct task_struct *p)
+{
+	uint32_t state = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
+
+	if (state == TASK_RUNNING ||
+	    !__atomic_compare_exchange_n(&p->state, &state, state | TASK_ASLEEP,
+					 false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return false;
+	if (p->rq)
+		deactivate_task(p->rq);
+	p->nvcsw++;
+	switched_out(p);
+	return true;
+}
+
+/* Sleeps until TASK_RUNNING; false if deadline passed first. */
+static bool sleep_until_woken(struct task_struct *p,
+			      const struct timespec *deadline)
 {
 	uint32_t state;
 
-	WRITE_ONCE(current->on_cpu, 0);
-	while ((state = __atomic_load_n(&current->state, __ATOMIC_ACQUIRE)) !=
+	while ((state = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE)) !=
 	       TASK_RUNNING)
-		futex(&current->state, FUTEX_WAIT, state);
-	WRITE_ONCE(current->on_cpu, 1);
-	current->slice_start = rdtsc_ordered();
+		if (futex(&p->state, FUTEX_WAIT_BITSET, state, deadline) &&
+		    errno == ETIMEDOUT)
+			return false;
+	return true;
 }
 
+/* try_to_wake_up(): 1 if p was not running. */
 int wake_up_process(struct task_struct *p)
 {
-	if (__atomic_exchange_n(&p->state, TASK_RUNNING, __ATOMIC_SEQ_CST) ==
-	    TASK_RUNNING)
+	uint32_t old = __atomic_exchange_n(&p->state, TASK_RUNNING,
+					   __ATOMIC_SEQ_CST);
+
+	if (old == TASK_RUNNING)
 		return 0;
-	futex(&p->state, FUTEX_WAKE, 1);
+	if (old & TASK_ASLEEP) {
+		if (p->rq)
+			activate_task(p->rq);
+		futex(&p->state, FUTEX_WAKE, 1, NULL);
+	}
 	return 1;
+}
+
+void schedule(void)
+{
+	struct task_struct *p = current;
+
+	schedule_debug();
+	if (!try_to_sleep(p)) {
+		cond_resched();
+		return;
+	}
+	sleep_until_woken(p, NULL);
+	switched_in(p);
+}
+
+/*
+ * The timer's interrupt wakes the task: it sleeps raised above the other
+ * tasks, so on expiry (or a wake-up) it takes the CPU only long enough to
+ * queue itself behind them, as the hrtimer callback would.
+ */
+void schedule_timeout_ns(uint64_t ns)
+{
+	struct task_struct *p = current;
+	bool irq = p->rq && sched_fifo;
+	struct timespec t;
+
+	schedule_debug();
+	ns_to_timespec(clock_ns() + ns, &t);
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	if (irq)
+		set_prio(SCHED_FIFO, SCHED_PRIO_IRQ);
+	if (try_to_sleep(p) && !sleep_until_woken(p, &t))
+		wake_up_process(p);
+	__set_current_state(TASK_RUNNING);
+	if (irq) {
+		set_prio(SCHED_FIFO, SCHED_PRIO_TASK);
+		sched_yield();
+	}
+	switched_in(p);
+}
+
+static int pin_self(int cpu)
+{
+	size_t size = CPU_ALLOC_SIZE(cpu + 1);
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+	int ret;
+
+	if (!set)
+		return -ENOMEM;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(cpu, size, set);
+	ret = pthread_setaffinity_np(pthread_self(), size, set);
+	CPU_FREE(set);
+	return -ret;
+}
+
+int sched_task_start(int cpu)
+{
+	struct task_struct *p = current;
+	int ret = pin_self(cpu);
+
+	if (!ret)
+		ret = sched_tick_start(cpu_rq(cpu));
+	if (ret)
+		return ret;
+	kscale_set_cpu(cpu);
+	__preempt_count = 0;
+	p->state = TASK_RUNNING;
+	p->on_cpu = 0;
+	p->cpu = cpu;
+	p->nvcsw = p->nivcsw = 0;
+	p->rq = cpu_rq(cpu);
+	activate_task(p->rq);
+	if (sched_fifo)
+		set_prio(SCHED_FIFO, SCHED_PRIO_TASK);
+	return 0;
+}
+
+void sched_task_run(void)
+{
+	switched_in(current);
+}
+
+void sched_task_exit(void)
+{
+	struct task_struct *p = current;
+
+	if (!p->rq)
+		return;
+	switched_out(p);
+	deactivate_task(p->rq);
+	p->rq = NULL;
+	p->on_cpu = 1;
+	if (sched_fifo)
+		set_prio(SCHED_OTHER, 0);
+}
+
+/* The task is queued on the new CPU until the one running there yields. */
+int sched_migrate_task(int cpu)
+{
+	struct task_struct *p = current;
+	int ret;
+
+	schedule_debug();
+	if (!p->rq) {
+		ret = pin_self(cpu);
+		kscale_set_cpu(cpu);
+		return ret;
+	}
+	switched_out(p);
+	deactivate_task(p->rq);
+	p->rq = cpu_rq(cpu);
+	p->cpu = cpu;
+	activate_task(p->rq);
+	ret = pin_self(cpu) ?: sched_tick_start(p->rq);
+	kscale_set_cpu(cpu);
+	switched_in(p);
+	return ret;
 }

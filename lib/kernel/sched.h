@@ -1,12 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tasks that really sleep and are really woken (futex on the task's
- * state word), with the kernel's names.  on_cpu is false only while a
- * task sleeps in schedule(): userspace cannot see a preempted thread, so
- * a descheduled owner still looks as if it runs.  need_resched() is true
- * only when the run has more threads than CPUs, and then once the task
- * has run a time slice (SCHED_SLICE_NS) since it last slept, standing in
- * for the scheduler tick that would set it.
+ * The model's scheduler, with the kernel's names (kernel/sched/core.c,
+ * include/linux/sched.h, include/linux/preempt.h).
+ *
+ * A model task is a host thread pinned to its CPU and run SCHED_FIFO at
+ * one priority, so the host switches it out only where it blocks or
+ * yields: where the kernel would switch a task out.
+ *  - schedule() sleeps on the task's state word (futex) until a
+ *    wake_up_process(); schedule_timeout_ns() until a timer too;
+ *  - at a preemption point (cond_resched(), the end of an operation: the
+ *    return to user space, preempt_enable() back to 0 with
+ *    sched_preempt_full) a task yields if need_resched();
+ *  - never while preempt_count() is non-zero (spinlocks, get_cpu_var()):
+ *    BUG: scheduling while atomic.
+ * Each CPU's struct rq counts the model tasks runnable there.  A wake-up
+ * onto a CPU where a task runs sets that CPU's need_resched; so does the
+ * tick (a thread per CPU above the tasks, as the timer interrupt is) once
+ * the running task has had its slice with others waiting.  on_cpu is true
+ * exactly while the task runs on its CPU.
+ *
+ * Departures: the host still takes the CPU for its interrupts and for a
+ * higher-priority thread (the harness's controller), as interrupts take a
+ * kernel CPU.  A timer that wakes a task runs as that task raised above
+ * the others ("the interrupt"), then queues it.  Without CAP_SYS_NICE the
+ * tasks stay SCHED_OTHER and the host may switch them out anywhere
+ * (sched_fifo is false): the accounting still works, the guarantee not.
  */
 #ifndef KSCALE_KERNEL_SCHED_H
 #define KSCALE_KERNEL_SCHED_H
@@ -18,25 +36,43 @@
 
 #define TASK_RUNNING		0
 #define TASK_UNINTERRUPTIBLE	2
+#define TASK_ASLEEP		0x100	/* in schedule(): taken off its rq */
 
-#define SCHED_SLICE_NS		3000000	/* 6 ms latency, 2 tasks a CPU */
+/* Host SCHED_FIFO priorities: tasks, the timer "interrupt", the harness. */
+#define SCHED_PRIO_TASK		1
+#define SCHED_PRIO_IRQ		2
+#define SCHED_PRIO_CONTROL	3
+
+struct rq {
+	int need_resched;		/* TIF_NEED_RESCHED of the running one */
+	uint32_t nr_running;		/* model tasks runnable here */
+	int cpu;
+	int ticking;			/* the tick's thread started */
+	uint64_t slice_start;		/* ns: the running task switched in */
+	unsigned long nr_switches;	/* yields and sleeps here */
+} ____cacheline_aligned;
 
 struct task_struct {
 	uint32_t state;			/* the futex word */
 	int on_cpu;
-	uint64_t slice_start;		/* cycle counter when last woken */
-};
+	int cpu;
+	struct rq *rq;			/* NULL: not a model task */
+	unsigned long nvcsw, nivcsw;	/* sleeps, preemptions */
+} ____cacheline_aligned;
 
 extern __thread struct task_struct current_task;
-extern int kscale_need_resched;
+extern __thread int __preempt_count;
+extern uint64_t sched_slice_ns;
+extern bool sched_preempt_full;
+extern bool sched_fifo;
 
 #define current			(&current_task)
 
-static inline int need_resched(void)
+static inline bool need_resched(void)
 {
-	return unlikely(READ_ONCE(kscale_need_resched)) &&
-	       rdtsc_ordered() - current->slice_start >
-	       SCHED_SLICE_NS * tsc_per_ns;
+	struct rq *rq = current->rq;
+
+	return rq && unlikely(READ_ONCE(rq->need_resched));
 }
 
 static inline void set_current_state(uint32_t state)
@@ -46,8 +82,63 @@ static inline void set_current_state(uint32_t state)
 
 #define __set_current_state(s)	WRITE_ONCE(current->state, (s))
 
+static inline int preempt_count(void)
+{
+	return __preempt_count;
+}
+
+void preempt_schedule(void);
+
+static inline void preempt_disable(void)
+{
+	__preempt_count++;
+	barrier();
+}
+
+static inline void preempt_enable(void)
+{
+	barrier();
+	if (--__preempt_count == 0 && unlikely(sched_preempt_full) &&
+	    need_resched())
+		preempt_schedule();
+}
+
+static inline void preempt_enable_no_resched(void)
+{
+	barrier();
+	__preempt_count--;
+}
+
 void schedule(void);
+/* Sleep until woken or ns have passed (model I/O, a timer). */
+void schedule_timeout_ns(uint64_t ns);
 int wake_up_process(struct task_struct *p);
-void sched_task_init(void);
+void yield(void);
+void __cond_resched(void);
+
+/* should_resched(0): never inside a spinlock or get_cpu_var(). */
+static inline void cond_resched(void)
+{
+	if (!preempt_count() && need_resched())
+		__cond_resched();
+}
+
+/* The calling thread becomes a model task on cpu; 0 or -errno. */
+int sched_task_start(int cpu);
+/* After the start barrier: the task runs from here on. */
+void sched_task_run(void);
+/* Leaves its rq and the model's scheduling class. */
+void sched_task_exit(void);
+/* Moves the running task to cpu (set_cpus_allowed_ptr); 0 or -errno. */
+int sched_migrate_task(int cpu);
+
+/* A run queue per possible CPU (after percpu_setup()); probes SCHED_FIFO. */
+void sched_init(void);
+/* The slice, once per run: 0 for CFS's default on nr_cpus. */
+void sched_set_slice_ns(uint64_t ns, int nr_cpus);
+struct rq *cpu_rq(int cpu);
+
+/* The default slice: sysctl_sched_min_granularity scaled for nr_cpus. */
+uint64_t sched_default_slice_ns(int nr_cpus);
 
 #endif

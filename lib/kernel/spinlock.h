@@ -5,15 +5,14 @@
  * r/o bind mount series (merged in 2.6.26).  FIFO, one cache line
  * bounced between waiters.
  *
- * Userspace cannot disable preemption: a holder may be descheduled while
- * waiters spin.  As a stand-in, a waiter that has spun SPIN_YIELD_LOOPS
- * times calls sched_yield() so an oversubscribed CPU lets the holder run.
- * With one pinned thread per CPU the yield is never reached in practice.
+ * spin_lock() disables preemption first, as the kernel's does: the model
+ * scheduler (sched.h) never switches a holder or a waiter out.
  */
 #ifndef KSCALE_KERNEL_SPINLOCK_H
 #define KSCALE_KERNEL_SPINLOCK_H
 
 #include "compiler.h"
+#include "sched.h"
 #include "tsc.h"
 
 /* NR_CPUS >= 256 layout: 16-bit tickets, taken with one 32-bit xadd. */
@@ -29,7 +28,6 @@ typedef struct {
 
 #define TICKET_SHIFT		16
 #define __SPIN_LOCK_UNLOCKED	{ { 0 } }
-#define SPIN_YIELD_LOOPS	(1u << 14)
 
 void __ticket_spin_wait(spinlock_t *lock, uint16_t ticket);
 
@@ -40,9 +38,13 @@ static inline void spin_lock_init(spinlock_t *lock)
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	uint32_t inc = __atomic_fetch_add(&lock->head_tail, 1u << TICKET_SHIFT,
-					  __ATOMIC_ACQUIRE);
-	uint16_t ticket = inc >> TICKET_SHIFT;
+	uint32_t inc;
+	uint16_t ticket;
+
+	preempt_disable();
+	inc = __atomic_fetch_add(&lock->head_tail, 1u << TICKET_SHIFT,
+				 __ATOMIC_ACQUIRE);
+	ticket = inc >> TICKET_SHIFT;
 
 	if (likely((uint16_t)inc == ticket))
 		return;
@@ -51,13 +53,17 @@ static inline void spin_lock(spinlock_t *lock)
 
 static inline bool spin_trylock(spinlock_t *lock)
 {
-	uint32_t old = READ_ONCE(lock->head_tail);
+	uint32_t old;
 
-	if ((uint16_t)old != (uint16_t)(old >> TICKET_SHIFT))
-		return false;
-	return __atomic_compare_exchange_n(&lock->head_tail, &old,
-					   old + (1u << TICKET_SHIFT), false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	preempt_disable();
+	old = READ_ONCE(lock->head_tail);
+	if ((uint16_t)old == (uint16_t)(old >> TICKET_SHIFT) &&
+	    __atomic_compare_exchange_n(&lock->head_tail, &old,
+					old + (1u << TICKET_SHIFT), false,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return true;
+	preempt_enable();
+	return false;
 }
 
 /* The kernel's unlock is a plain (non-locked) increment of the head. */
@@ -67,6 +73,7 @@ static inline void spin_unlock(spinlock_t *lock)
 
 	__atomic_store_n(&lock->tickets.head, (uint16_t)(head + 1),
 			 __ATOMIC_RELEASE);
+	preempt_enable();
 }
 
 static inline bool spin_is_locked(spinlock_t *lock)

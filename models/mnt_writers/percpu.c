@@ -9,9 +9,7 @@
  * Taken from the merged form rather than the seed where they differ:
  * mnt_drop_write() also switches the cached mount (the seed decremented
  * whatever mount was cached), checks underflow only when it touched the
- * atomic, and calls put_cpu_var() last.  get_cpu_var()/put_cpu_var() do
- * not disable preemption here (see lib/kernel/percpu.h); the per-CPU
- * spinlock is what makes concurrent access safe, as in the kernel.
+ * atomic, and calls put_cpu_var() last.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -81,6 +81,7 @@ static int mnt_get_write_access(struct vfsmount *m)
 	struct mount *mnt = real_mount(m);
 	int ret = 0;
 
+	preempt_disable();
 	mnt_inc_writers(mnt);
 	/*
 	 * The store to mnt_inc_writers must be visible before we pass
@@ -102,6 +103,7 @@ static int mnt_get_write_access(struct vfsmount *m)
 		mnt_dec_writers(mnt);
 		ret = -EROFS;
 	}
+	preempt_enable();
 	return ret;
 }
 

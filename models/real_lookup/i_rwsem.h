@@ -8,9 +8,8 @@
 #ifndef KSCALE_REAL_LOOKUP_I_RWSEM_H
 #define KSCALE_REAL_LOOKUP_I_RWSEM_H
 
-#include <sched.h>
-
 #include "../../lib/kernel/atomic.h"
+#include "../../lib/kernel/sched.h"
 #include "../../lib/kernel/tsc.h"
 
 #define RWSEM_WRITER_LOCKED	(1L << 0)
@@ -30,7 +29,7 @@ static inline void down_read_slowpath(struct rw_semaphore *sem)
 	while (atomic_long_add_return(RWSEM_READER_BIAS, &sem->count) &
 	       RWSEM_WRITER_LOCKED) {
 		atomic_long_add_return(-RWSEM_READER_BIAS, &sem->count);
-		sched_yield();
+		yield();
 	}
 }
 
@@ -56,7 +55,7 @@ static inline void up_read(struct rw_semaphore *sem)
 static inline void down_write(struct rw_semaphore *sem)
 {
 	while (cmpxchg(&sem->count.counter, 0L, RWSEM_WRITER_LOCKED) != 0)
-		sched_yield();
+		yield();
 }
 
 static inline void up_write(struct rw_semaphore *sem)

@@ -4,8 +4,9 @@
  * queue of spinners that can unqueue when they must stop (need_resched).
  *
  * The kernel keeps one node per CPU, safe because a spinner has
- * preemption disabled.  Userspace threads sharing a CPU can both spin, so
- * each thread has its own node and the tail encodes its number.
+ * preemption disabled.  Here each task has its own node and the tail
+ * encodes its number: the same queue, since a spinning task is never
+ * switched out (lib/kernel/sched.h).
  */
 #ifndef KSCALE_OSQ_LOCK_H
 #define KSCALE_OSQ_LOCK_H

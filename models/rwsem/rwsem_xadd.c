@@ -8,10 +8,9 @@
  * 4.8) is applied where its diff changes the code: readers mark the
  * owner RWSEM_READER_OWNED, and spinning stops once readers own the lock.
  *
- * Departures: waiters sleep on futexes and the owner's on_cpu is false
- * only while it sleeps (lib/kernel/sched.h); preemption is not disabled
- * around spinning; wait_lock is the ticket spinlock of lib/kernel; task
- * references are not counted.  The cycle counter profiles
+ * Departures: tasks are the model scheduler's (lib/kernel/sched.h);
+ * wait_lock is the ticket spinlock of lib/kernel; task references are
+ * not counted.  The cycle counter profiles
  * rwsem_down_write_failed() (struct rwsem_profile).
  */
 #include "rwsem.h"
@@ -387,6 +386,8 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 	struct task_struct *owner;
 	bool taken = false;
 
+	preempt_disable();
+
 	/* sem->wait_lock should not be held when doing optimistic spinning */
 	if (!rwsem_can_spin_on_owner(sem))
 		goto done;
@@ -424,6 +425,7 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 	}
 	osq_unlock(&sem->osq);
 done:
+	preempt_enable();
 	return taken;
 }
 
