@@ -115,24 +115,29 @@ int test_task_cpus(void)
 	return n;
 }
 
-void test_race_tasks(int nr, void (*fn)(struct test_thread *), void *arg)
+void test_race_tasks(int nr, int cpus, void (*fn)(struct test_thread *),
+		     void *arg)
 {
 	struct task_race *r = calloc(nr, sizeof(*r));
 	pthread_t *tid = calloc(nr, sizeof(*tid));
-	int i, cpus = test_task_cpus();
 	pthread_barrier_t start;
+	pthread_attr_t attr;
+	int i;
 
-	if (!cpus)
+	if (cpus < 1 || cpus > test_task_cpus())
 		abort();
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
 	pthread_barrier_init(&start, NULL, nr);
 	for (i = 0; i < nr; i++) {
 		r[i] = (struct task_race){ { i, arg }, i % cpus, fn, &start };
-		if (pthread_create(&tid[i], NULL, task_thread, &r[i]))
+		if (pthread_create(&tid[i], &attr, task_thread, &r[i]))
 			abort();
 	}
 	for (i = 0; i < nr; i++)
 		pthread_join(tid[i], NULL);
 	pthread_barrier_destroy(&start);
+	pthread_attr_destroy(&attr);
 	free(r);
 	free(tid);
 }

@@ -27,10 +27,11 @@ void test_race(int nr, void (*fn)(struct test_thread *), void *arg);
 int test_task_cpus(void);
 
 /*
- * Run fn as nr tasks of the model scheduler, task i on CPU
- * i % test_task_cpus(), as many per CPU as it takes.
+ * Run fn as nr tasks of the model scheduler, task i on CPU i % cpus, as
+ * many a CPU as it takes (cpus at most test_task_cpus()).
  */
-void test_race_tasks(int nr, void (*fn)(struct test_thread *), void *arg);
+void test_race_tasks(int nr, int cpus, void (*fn)(struct test_thread *),
+		     void *arg);
 
 /* Count an event seen by a racing thread (cmocka asserts are not safe there). */
 static inline void test_note(int *counter)

@@ -274,10 +274,10 @@ static void osq_racer(struct test_thread *t)
 static void test_osq_grants_one_spinner_at_a_time(void **state)
 {
 	struct osq_race o = { .inside = 0 };
-	int n = 2 * test_task_cpus();	/* two tasks a CPU */
+	int cpus = test_task_cpus(), n = 2 * cpus;	/* two tasks a CPU */
 
 	osq_lock_init(&o.osq);
-	test_race_tasks(n, osq_racer, &o);
+	test_race_tasks(n, cpus, osq_racer, &o);
 	assert_int_equal(o.overlaps, 0);
 	assert_int_equal(o.granted + o.unqueued, (unsigned long)n * LOOPS);
 	assert_false(osq_is_locked(&o.osq));

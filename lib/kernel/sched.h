@@ -25,6 +25,7 @@
  * the others ("the interrupt"), then queues it.  Without CAP_SYS_NICE the
  * tasks stay SCHED_OTHER and the host may switch them out anywhere
  * (sched_fifo is false): the accounting still works, the guarantee not.
+ * So do sanitizer builds, whose runtime sleeps inside atomics.
  */
 #ifndef KSCALE_KERNEL_SCHED_H
 #define KSCALE_KERNEL_SCHED_H
@@ -132,7 +133,10 @@ void sched_task_exit(void);
 /* Moves the running task to cpu (set_cpus_allowed_ptr); 0 or -errno. */
 int sched_migrate_task(int cpu);
 
-/* A run queue per possible CPU (after percpu_setup()); probes SCHED_FIFO. */
+/*
+ * A run queue per possible CPU, once per process, after the first
+ * percpu_setup(); probes whether SCHED_FIFO is permitted.
+ */
 void sched_init(void);
 /* The slice, once per run: 0 for CFS's default on nr_cpus. */
 void sched_set_slice_ns(uint64_t ns, int nr_cpus);

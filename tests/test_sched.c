@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of the model scheduler (lib/kernel/sched.h): more tasks than
+ * CPUs, and none of them switched out where the kernel would not switch
+ * it.  A spinlock holder never lets another task onto its CPU; a task
+ * asleep on a timer lets the others run and gets its CPU back from a
+ * task that never sleeps; a thousand tasks on the CPUs there are all make
+ * progress; a wake-up onto a busy CPU sets its need_resched; on_cpu is
+ * false for a task that sleeps or waits for its turn; scheduling while
+ * atomic is a BUG.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../lib/harness/kscale.h"
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/mutex.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/sched.h"
+#include "../lib/kernel/spinlock.h"
+#include "helpers.h"
+
+#ifdef KSCALE_SANITIZE
+#define LOOPS		2000	/* ThreadSanitizer serialises the race */
+#define MANY_TASKS	100
+#else
+#define LOOPS		20000
+#define MANY_TASKS	1000
+#endif
+#define TASKS_PER_CPU	4
+#define GIVE_UP_MS	20000	/* no progress by then: a task was starved */
+
+static struct topology machine;
+
+/*
+ * Not root, or ThreadSanitizer (lib/kernel/sched.c): tasks are SCHED_OTHER
+ * and the host may switch them anywhere, so there is nothing to check.
+ */
+static void need_fifo(void)
+{
+	if (!sched_fifo) {
+		print_message("skipped: model tasks are not SCHED_FIFO here\n");
+		skip();
+	}
+}
+
+/* Tasks share CPUs, so a test that must end bounds its wait. */
+static bool gave_up(double since_ms)
+{
+	return test_now_ms() - since_ms > GIVE_UP_MS;
+}
+
+struct holders {
+	spinlock_t lock[2];
+	struct task_struct *holder[CPU_SETSIZE];	/* per CPU, while held */
+	int intruders;		/* ran on a CPU whose holder was out */
+	unsigned long sections;
+};
+
+/* Where a task starts or resumes running: its CPU must have no holder. */
+static void check_cpu(struct holders *h)
+{
+	struct task_struct *held = READ_ONCE(h->holder[smp_processor_id()]);
+
+	if (held && held != current)
+		test_note(&h->intruders);
+}
+
+static void holder_task(struct test_thread *t)
+{
+	struct holders *h = t->arg;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
+	spinlock_t *lock;
+	int n;
+
+	for (n = 0; n < LOOPS; n++) {
+		check_cpu(h);
+		lock = &h->lock[kscale_rand64(&rng) & 1];
+		spin_lock(lock);
+		WRITE_ONCE(h->holder[smp_processor_id()], current);
+		/* the tick and wake-ups land here, but must wait */
+		ndelay(kscale_rand64(&rng) % 20000);
+		cond_resched();
+		__atomic_fetch_add(&h->sections, 1, __ATOMIC_RELAXED);
+		WRITE_ONCE(h->holder[smp_processor_id()], NULL);
+		spin_unlock(lock);
+		if (!(kscale_rand64(&rng) % 64))
+			schedule_timeout_ns(kscale_rand64(&rng) % 20000);
+		check_cpu(h);
+		cond_resched();
+	}
+}
+
+static void test_spinlock_holder_is_never_switched_out(void **state)
+{
+	struct holders *h = calloc(1, sizeof(*h));
+	int cpus = test_task_cpus(), n = TASKS_PER_CPU * cpus;
+
+	need_fifo();
+	spin_lock_init(&h->lock[0]);
+	spin_lock_init(&h->lock[1]);
+	test_race_tasks(n, cpus, holder_task, h);
+	assert_int_equal(h->intruders, 0);
+	assert_int_equal(h->sections, (unsigned long)n * LOOPS);
+	free(h);
+}
+
+struct sleeper {
+	int asleep;		/* the sleeper is in schedule_timeout_ns() */
+	int done;		/* the sleeper woke and ran again */
+	unsigned long ops_while_asleep;
+	int timed_out;
+};
+
+/* Task 0 sleeps on a timer; task 1, on the same CPU, never sleeps. */
+static void sleeper_task(struct test_thread *t)
+{
+	struct sleeper *s = t->arg;
+	double start = test_now_ms();
+
+	if (t->id == 0) {
+		WRITE_ONCE(s->asleep, 1);
+		schedule_timeout_ns(20 * 1000 * 1000);
+		WRITE_ONCE(s->asleep, 0);
+		WRITE_ONCE(s->done, 1);
+		return;
+	}
+	while (!READ_ONCE(s->done)) {
+		if (READ_ONCE(s->asleep))
+			s->ops_while_asleep++;
+		cond_resched();
+		if (gave_up(start)) {
+			s->timed_out = 1;
+			return;
+		}
+	}
+}
+
+static void test_timer_sleep_lets_others_run_then_returns(void **state)
+{
+	struct sleeper s = { 0 };
+
+	need_fifo();
+	test_race_tasks(2, 1, sleeper_task, &s);	/* both on CPU 0 */
+	assert_true(s.ops_while_asleep > 0);
+	assert_int_equal(s.timed_out, 0);
+	assert_int_equal(s.done, 1);
+}
+
+struct crowd {
+	struct mutex mutex;
+	spinlock_t lock;
+	unsigned long *ops;		/* [MANY_TASKS], per task */
+	unsigned long in_mutex, in_spinlock;
+	int behind;			/* tasks below the goal */
+	int timed_out;
+};
+
+#define CROWD_GOAL	10
+
+/* Every task works until every task has done CROWD_GOAL operations. */
+static void crowd_task(struct test_thread *t)
+{
+	struct crowd *c = t->arg;
+	double start = test_now_ms();
+
+	while (READ_ONCE(c->behind)) {
+		if (t->id & 1) {
+			mutex_lock(&c->mutex);
+			c->in_mutex++;
+			mutex_unlock(&c->mutex);
+		} else {
+			spin_lock(&c->lock);
+			c->in_spinlock++;
+			spin_unlock(&c->lock);
+		}
+		if (++c->ops[t->id] == CROWD_GOAL)
+			__atomic_fetch_sub(&c->behind, 1, __ATOMIC_RELAXED);
+		cond_resched();
+		if (gave_up(start)) {
+			test_note(&c->timed_out);
+			return;
+		}
+	}
+}
+
+static void test_a_thousand_tasks_all_make_progress(void **state)
+{
+	struct crowd c = { .behind = MANY_TASKS };
+	int i;
+
+	need_fifo();	/* SCHED_OTHER ticket waiters collapse, as in issue 8 */
+	c.ops = calloc(MANY_TASKS, sizeof(*c.ops));
+	mutex_init(&c.mutex);
+	spin_lock_init(&c.lock);
+	sched_set_slice_ns(100 * 1000, 1);
+	test_race_tasks(MANY_TASKS, test_task_cpus(), crowd_task, &c);
+	sched_set_slice_ns(0, 1);
+	assert_int_equal(c.timed_out, 0);
+	for (i = 0; i < MANY_TASKS; i++)
+		assert_true(c.ops[i] >= CROWD_GOAL);
+	assert_true(c.in_mutex + c.in_spinlock >= MANY_TASKS * CROWD_GOAL);
+	assert_int_equal(c.mutex.count.counter, 1);
+}
+
+struct wakeup {
+	struct task_struct *sleeper;
+	struct task_struct *runner;
+	int runner_saw;			/* need_resched() after the wake-up */
+	int queued_on_cpu;		/* a queued task's on_cpu, sampled */
+	int asleep_on_cpu;		/* the sleeper's, while asleep */
+	int woken;
+	int timed_out;
+};
+
+/*
+ * On one CPU: task 0 sleeps in schedule(); task 1 runs without a
+ * preemption point until need_resched(), which only the wake-up of task 0
+ * by the main thread can set (the slice is longer than the test).
+ */
+static void wakeup_task(struct test_thread *t)
+{
+	struct wakeup *w = t->arg;
+	double start = test_now_ms();
+
+	if (t->id == 0) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		WRITE_ONCE(w->sleeper, current);
+		schedule();
+		WRITE_ONCE(w->woken, 1);
+		return;
+	}
+	WRITE_ONCE(w->runner, current);
+	while (!READ_ONCE(w->sleeper))
+		yield();
+	while (!need_resched()) {
+		if (gave_up(start)) {
+			w->timed_out = 1;
+			return;
+		}
+	}
+	w->runner_saw = 1;
+	/* task 0 is queued behind us: runnable, not on the CPU */
+	w->queued_on_cpu = READ_ONCE(w->sleeper->on_cpu) +
+			   !READ_ONCE(w->woken);
+	cond_resched();
+}
+
+static void *wake_when_asleep(void *arg)
+{
+	struct wakeup *w = arg;
+	struct task_struct *p;
+
+	/* one asleep in schedule(), the other back on the CPU */
+	while (!(p = READ_ONCE(w->sleeper)) || !READ_ONCE(w->runner) ||
+	       !(__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) & TASK_ASLEEP) ||
+	       !READ_ONCE(w->runner->on_cpu))
+		;
+	w->asleep_on_cpu = READ_ONCE(p->on_cpu);
+	wake_up_process(p);
+	return NULL;
+}
+
+static void test_wakeup_onto_busy_cpu_sets_need_resched(void **state)
+{
+	struct wakeup w = { 0 };
+	pthread_t waker;
+
+	need_fifo();
+	sched_set_slice_ns(60ull * 1000 * 1000 * 1000, 1);
+	pthread_create(&waker, NULL, wake_when_asleep, &w);
+	test_race_tasks(2, 1, wakeup_task, &w);
+	pthread_join(waker, NULL);
+	sched_set_slice_ns(0, 1);
+	assert_int_equal(w.timed_out, 0);
+	assert_int_equal(w.asleep_on_cpu, 0);
+	assert_int_equal(w.runner_saw, 1);
+	assert_int_equal(w.queued_on_cpu, 1);	/* off the CPU, not woken yet */
+	assert_int_equal(w.woken, 1);
+}
+
+/* In a child: a task that sleeps holding a spinlock must die of it. */
+static void test_scheduling_while_atomic_is_a_bug(void **state)
+{
+	spinlock_t lock = __SPIN_LOCK_UNLOCKED;
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(2);
+		sched_task_start(0);
+		spin_lock(&lock);
+		schedule_timeout_ns(1000);
+		_exit(0);
+	}
+	assert_true(waitpid(pid, &status, 0) == pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, 8, 2);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spinlock_holder_is_never_switched_out),
+		cmocka_unit_test(test_timer_sleep_lets_others_run_then_returns),
+		cmocka_unit_test(test_a_thousand_tasks_all_make_progress),
+		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
+		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
