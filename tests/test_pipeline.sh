@@ -114,6 +114,15 @@ check "primitives: every counter equals the increments counted" \
 	"$build/bench/primitives" --cpus=1,2 --hold-ns=0,50 "${tiny[@]}" \
 	--benchmark_out="$tmp/primitives.json"
 
+# Two tasks a CPU: every token pass is a switch, and every task ends.
+check "sched: model and host context switches are timed" \
+	"$build/bench/sched" --cpus=all*2 --oversubscribe "${tiny[@]}" \
+	--benchmark_out="$tmp/sched.json"
+check "sched: switch_ns for every variant" \
+	test "$(grep -c '"switch_ns"' "$tmp/sched.json")" -eq 3
+check "model scheduler recorded in the context" \
+	grep -q '"kscale_model_sched"' "$tmp/sched.json"
+
 shmem_ok() {
 	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
