@@ -15,7 +15,9 @@ DESCRIPTION = """\
 Compare two variants of one results file, or the same benchmarks in two
 results files (A = before, B = after, paired by benchmark name).
 A SELECTOR is a variant, optionally with knob values to compare across a
-knob: --before=percpu/mounts:1 --after=percpu/mounts:2.
+knob: --before=percpu/mounts:1 --after=percpu/mounts:2, or a thread count
+(N, all, all*K: the allowed CPUs times K) to compare across counts:
+--before=percpu/threads:all --after=percpu/threads:all*4.
 Values are medians over repetitions with the sample stddev as a percentage
 of the mean; "~" marks a change that is not statistically significant."""
 
@@ -52,7 +54,9 @@ def build_parser():
 def row_label(run, with_variant=False, free=()):
     parts = [run.workload] + ([run.variant] if with_variant else [])
     knobs = tuple((k, v) for k, v in run.knobs if k not in free)
-    parts += [knob_text(knobs), f"threads:{run.threads}"]
+    parts += [knob_text(knobs)]
+    if "threads" not in free:
+        parts.append(f"threads:{run.threads}")
     return " ".join(p for p in parts if p)
 
 
@@ -75,13 +79,32 @@ def parse_selector(text):
     return variant, knobs
 
 
-def selected(run, selector, free):
-    """The point of `run` with the selector's knobs left out, if it matches."""
+def thread_count(text, cpus):
+    """threads:N, or threads:all / all*K: the run's allowed CPUs (times K)."""
+    base, _, times = text.partition("*")
+    try:
+        count = cpus if base == "all" else int(base)
+        return count * (int(times) if times else 1)
+    except (TypeError, ValueError):
+        raise KscaleError(f"threads:{text}: expected N, all or all*K "
+                          "(all needs kscale_allowed_cpus in the context)") from None
+
+
+def selected(run, selector, free, cpus=None):
+    """The point of `run` with the selector's knobs left out, if it matches.
+
+    `threads` selects a thread count (N, all, all*K), to compare one
+    variant across counts: --before=percpu/threads:all --after=percpu/threads:all*4."""
     variant, knobs = selector
+    knobs = dict(knobs)
+    threads = knobs.pop("threads", None)
     if run.variant != variant or any(dict(run.knobs).get(k) != v for k, v in knobs.items()):
         return None
+    if threads is not None and run.threads != thread_count(threads, cpus):
+        return None
     return (run.model, run.workload,
-            tuple((k, v) for k, v in run.knobs if k not in free), run.threads)
+            tuple((k, v) for k, v in run.knobs if k not in free),
+            0 if "threads" in free else run.threads)
 
 
 def variant_tables(results, before, after):
@@ -96,10 +119,12 @@ def variant_tables(results, before, after):
             raise KscaleError(f"{results.label}: no variant {variant!r} "
                               f"(variants: {', '.join(results.variants())})")
     free = set(sides[0][1]) | set(sides[1][1])
+    cpus = results.context.get("kscale_allowed_cpus")
+    cpus = int(cpus) if str(cpus).isdigit() else None
     points = [{}, {}]
     for run in results.runs.values():
         for side, selector in enumerate(sides):
-            point = selected(run, selector, free)
+            point = selected(run, selector, free, cpus)
             if point:
                 points[side][point] = run
     # registration order (family_index), whatever order the runs ran in
@@ -107,8 +132,11 @@ def variant_tables(results, before, after):
                     key=lambda p: (points[0][p].rows[0].get("family_index", 0), p[3]))
     sections = {}
     for point in common:
-        before_run = points[0][point]
-        row = Row(row_label(before_run, free=free), before_run, points[1][point])
+        before_run, after_run = points[0][point], points[1][point]
+        label = row_label(before_run, free=free)
+        if "threads" in free:
+            label += f" threads:{before_run.threads}->{after_run.threads}"
+        row = Row(label.strip(), before_run, after_run)
         sections.setdefault(point[:3], []).append(row)
     if not sections:
         raise KscaleError(f"{results.label}: {before!r} and {after!r} "

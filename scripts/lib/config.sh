@@ -38,19 +38,22 @@ check_name() {
 	fi
 }
 
-# A compare side: VARIANT or VARIANT/KNOB:VALUE..., e.g. percpu/mounts:2.
+# A compare side: VARIANT or VARIANT/KNOB:VALUE..., e.g. percpu/mounts:2,
+# or a thread count percpu/threads:all*4.
 check_selector() {
-	local where=$1 value=$2
+	local where=$1 value=$2 knob_re="$name_re:($name_re|all\\*[0-9]+)"
 
-	if [[ ! $value =~ ^$name_re(/$name_re:$name_re)*$ ]]; then
+	if [[ ! $value =~ ^$name_re(/$knob_re)*$ ]]; then
 		die "$where: bad variant '$value' (expected VARIANT or VARIANT/KNOB:VALUE...)"
 	fi
 }
 
-# A selector in a file name: percpu/mounts:2 -> percpu_mounts-2.
+# A selector in a file name: percpu/mounts:2 -> percpu_mounts-2,
+# percpu/threads:all*4 -> percpu_threads-allx4.
 selector_file_name() {
 	local value=${1//\//_}
 
+	value=${value//\*/x}
 	printf '%s\n' "${value//:/-}"
 }
 

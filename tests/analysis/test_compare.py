@@ -142,6 +142,18 @@ class CompareVariantsTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("bad selector", bad.stderr)
 
+    def test_selectors_compare_across_thread_counts(self):
+        proc = run_cli("compare", RUN_A, "--before=percpu/threads:1",
+                       "--after=percpu/threads:2")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = [l for l in proc.stdout.splitlines() if "threads:1->2" in l]
+        self.assertTrue(rows, proc.stdout)
+        # `all` needs the context's allowed CPUs, which this file lacks
+        bad = run_cli("compare", RUN_A, "--before=percpu/threads:all",
+                      "--after=percpu/threads:all*4")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("kscale_allowed_cpus", bad.stderr)
+
     def test_repeated_metric_option(self):
         proc = run_cli("compare", RUN_A, "--before=percpu", "--after=atomic",
                        "--metric=fairness", "--metric", "ops_per_sec_per_cpu")
