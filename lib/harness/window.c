@@ -165,21 +165,6 @@ static bool run_prepare(struct kscale_bench *b)
 	return true;
 }
 
-static int pin_to(int cpu)
-{
-	size_t size = CPU_ALLOC_SIZE(cpu + 1);
-	cpu_set_t *set = CPU_ALLOC(cpu + 1);
-	int ret;
-
-	CPU_ZERO_S(size, set);
-	CPU_SET_S(cpu, size, set);
-	ret = pthread_setaffinity_np(pthread_self(), size, set);
-	CPU_FREE(set);
-	if (!ret)
-		kscale_set_cpu(cpu);
-	return ret;
-}
-
 int kscale_migrate(struct kscale_thread *t, int cpu)
 {
 	if (sched_migrate_task(cpu))
@@ -223,7 +208,8 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	const struct kscale_workload *w = b->workload;
 	bool ok = true;
 
-	if (b->model_sched ? sched_task_start(t->cpu) : pin_to(t->cpu))
+	if (b->model_sched ? sched_task_start(t->cpu) :
+	    sched_migrate_task(t->cpu))
 		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
 				  t->id, t->cpu);
 	if (ok && w->thread_init)

@@ -71,6 +71,7 @@ static int set_prio(int policy, int prio)
 	return pthread_setschedparam(pthread_self(), policy, &sp);
 }
 
+#ifndef KSCALE_SANITIZE
 /* Can this process run SCHED_FIFO threads?  Probed on the caller. */
 static bool probe_fifo(void)
 {
@@ -82,6 +83,7 @@ static bool probe_fifo(void)
 		return false;
 	return !pthread_setschedparam(pthread_self(), policy, &sp);
 }
+#endif
 
 void sched_init(void)
 {

@@ -130,7 +130,10 @@ int sched_task_start(int cpu);
 void sched_task_run(void);
 /* Leaves its rq and the model's scheduling class. */
 void sched_task_exit(void);
-/* Moves the running task to cpu (set_cpus_allowed_ptr); 0 or -errno. */
+/*
+ * Moves the running task to cpu (set_cpus_allowed_ptr); a host thread is
+ * pinned there.  0 or -errno.
+ */
 int sched_migrate_task(int cpu);
 
 /*
