@@ -7,7 +7,7 @@
  * task that never sleeps; a thousand tasks on the CPUs there are all make
  * progress; a wake-up onto a busy CPU sets its need_resched; on_cpu is
  * false for a task that sleeps or waits for its turn; scheduling while
- * atomic is a BUG.
+ * atomic is a BUG, and so is a task the host put to sleep while atomic.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -310,6 +310,51 @@ static void test_scheduling_while_atomic_is_a_bug(void **state)
 	assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+static void host_sleeper_task(struct test_thread *t)
+{
+	spinlock_t *lock = t->arg;
+	int n;
+
+	for (n = 0; n < 100; n++) {
+		spin_lock(lock);
+		usleep(1000);
+		spin_unlock(lock);
+		cond_resched();
+	}
+}
+
+/*
+ * In a child: two tasks on one CPU, each sleeping in the host inside a
+ * spinlock.  The other task gets the CPU while the sleeper holds it:
+ * under SCHED_FIFO that would spin for ever, so it must be a BUG.
+ */
+static void test_host_sleep_in_atomic_section_is_a_bug(void **state)
+{
+	spinlock_t lock = __SPIN_LOCK_UNLOCKED;
+	double start = test_now_ms();
+	int status;
+	pid_t pid, done;
+
+	need_fifo();
+	pid = fork();
+	if (!pid) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(2);
+		test_race_tasks(2, 1, host_sleeper_task, &lock);
+		_exit(0);
+	}
+	/* uncaught, the child spins for ever on CPU 0 */
+	while (!(done = waitpid(pid, &status, WNOHANG)) && !gave_up(start))
+		usleep(10000);
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("the task's host sleep went unnoticed: it hung");
+	}
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -324,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_a_thousand_tasks_all_make_progress),
 		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
+		cmocka_unit_test(test_host_sleep_in_atomic_section_is_a_bug),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

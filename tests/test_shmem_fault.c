@@ -241,7 +241,7 @@ static void test_disjoint_ranges_return_every_block(void **state)
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
 		r->file = ops->shmem_zero_setup(PAGES);
-		test_race(test_racers(MAX_RACERS), range_racer, r);
+		test_race_tasks(MAX_RACERS, test_task_cpus(), range_racer, r);
 		assert_int_equal(r->errors, 0);
 		assert_int_equal(r->dirty, 0);
 		ops->shmem_stats(r->file, &st);

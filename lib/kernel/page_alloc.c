@@ -21,8 +21,14 @@ void page_alloc_init(void)
 		pcp = alloc_percpu(struct per_cpu_pages);
 }
 
-/* A batch of pages on this CPU's node: data and struct pages apart. */
-static void refill(struct per_cpu_pages *list)
+/*
+ * A batch of pages on this CPU's node, data and struct pages apart, made
+ * outside the list's lock: the host may sleep in malloc or on a first
+ * touch, and no model task may sleep with preemption disabled (kzalloc
+ * touches the data here, as the kernel's pages exist before it hands
+ * them out).
+ */
+static struct page *alloc_batch(void)
 {
 	char *data = kzalloc_node(PAGE_BATCH * PAGE_SIZE + PAGE_SIZE,
 				  numa_node_id());
@@ -33,19 +39,25 @@ static void refill(struct per_cpu_pages *list)
 	data = (char *)(((uintptr_t)data + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
 	for (i = 0; i < PAGE_BATCH; i++) {
 		pages[i].virtual = data + i * PAGE_SIZE;
-		pages[i].lru = list->free;
-		list->free = &pages[i];
+		pages[i].lru = i + 1 < PAGE_BATCH ? &pages[i + 1] : NULL;
 	}
+	return pages;
 }
 
 struct page *alloc_page(void)
 {
 	struct per_cpu_pages *list = this_cpu_ptr(pcp);
-	struct page *page;
+	struct page *page, *batch;
 
 	spin_lock(&list->lock);
-	if (unlikely(!list->free))
-		refill(list);
+	while (unlikely(!list->free)) {
+		spin_unlock(&list->lock);
+		batch = alloc_batch();
+		list = this_cpu_ptr(pcp);
+		spin_lock(&list->lock);
+		batch[PAGE_BATCH - 1].lru = list->free;
+		list->free = batch;
+	}
 	page = list->free;
 	list->free = page->lru;
 	spin_unlock(&list->lock);

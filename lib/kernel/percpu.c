@@ -5,6 +5,7 @@
 
 #include "../harness/topology.h"
 #include "percpu.h"
+#include "sched.h"
 
 __thread int kscale_this_cpu;
 __thread int kscale_this_node;
@@ -60,6 +61,7 @@ void *kzalloc_node(size_t size, int node)
 	bool numa = kscale_topology->bind_memory;
 	struct node_block *b;
 
+	might_sleep();
 	if (numa)
 		b = numa_alloc_onnode(total, node);
 	else

@@ -58,6 +58,13 @@ static void sched_bug(const char *what)
 	abort();
 }
 
+void __might_sleep(const char *file, int line)
+{
+	fprintf(stderr, "BUG: sleeping function called from invalid context "
+		"at %s:%d\n", file, line);
+	sched_bug("might_sleep");
+}
+
 static void schedule_debug(void)
 {
 	if (unlikely(__preempt_count))
@@ -188,11 +195,35 @@ static int sched_tick_start(struct rq *rq)
 	return ret;
 }
 
+/*
+ * p got the CPU while the task switched in before it still has preemption
+ * disabled: the host put that one to sleep inside the section (malloc, a
+ * page fault, a syscall).  Under SCHED_FIFO it cannot run again while p
+ * spins on what it holds, so stop here instead of hanging every CPU.
+ */
+static void check_host_sleep(struct rq *rq, struct task_struct *p)
+{
+	struct task_struct *prev = READ_ONCE(rq->curr);
+	int count;
+
+	if (!sched_fifo || !prev || prev == p)
+		return;
+	count = READ_ONCE(*prev->preempt_count);
+	if (count) {
+		fprintf(stderr, "BUG: a task on cpu %d slept in the host with "
+			"preempt_count %d\n", rq->cpu, count);
+		abort();
+	}
+}
+
 static void switched_in(struct task_struct *p)
 {
-	if (p->rq)
+	if (p->rq) {
+		check_host_sleep(p->rq, p);
+		WRITE_ONCE(p->rq->curr, p);
 		__atomic_store_n(&p->rq->slice_start, clock_ns(),
 				 __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&p->on_cpu, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -201,6 +232,8 @@ static void switched_out(struct task_struct *p)
 {
 	__atomic_store_n(&p->on_cpu, 0, __ATOMIC_SEQ_CST);
 	if (p->rq) {
+		if (READ_ONCE(p->rq->curr) == p)
+			WRITE_ONCE(p->rq->curr, NULL);
 		WRITE_ONCE(p->rq->need_resched, 0);
 		__atomic_fetch_add(&p->rq->nr_switches, 1, __ATOMIC_RELAXED);
 	}
@@ -366,6 +399,7 @@ int sched_task_start(int cpu)
 	p->on_cpu = 0;
 	p->cpu = cpu;
 	p->nvcsw = p->nivcsw = 0;
+	p->preempt_count = &__preempt_count;
 	p->rq = cpu_rq(cpu);
 	activate_task(p->rq);
 	if (sched_fifo)

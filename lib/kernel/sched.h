@@ -51,6 +51,7 @@ struct rq {
 	int ticking;			/* the tick's thread started */
 	uint64_t slice_start;		/* ns: the running task switched in */
 	unsigned long nr_switches;	/* yields and sleeps here */
+	struct task_struct *curr;	/* the task switched in last */
 } ____cacheline_aligned;
 
 struct task_struct {
@@ -59,6 +60,7 @@ struct task_struct {
 	int cpu;
 	struct rq *rq;			/* NULL: not a model task */
 	unsigned long nvcsw, nivcsw;	/* sleeps, preemptions */
+	const int *preempt_count;	/* its __preempt_count */
 } ____cacheline_aligned;
 
 extern __thread struct task_struct current_task;
@@ -89,6 +91,17 @@ static inline int preempt_count(void)
 }
 
 void preempt_schedule(void);
+
+/*
+ * Where the host may sleep (malloc, a first touch, a syscall): a task with
+ * preemption disabled must not get here, as in the kernel.
+ */
+void __might_sleep(const char *file, int line);
+#define might_sleep()							\
+	do {								\
+		if (unlikely(preempt_count()))				\
+			__might_sleep(__FILE__, __LINE__);		\
+	} while (0)
 
 static inline void preempt_disable(void)
 {
