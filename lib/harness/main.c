@@ -16,6 +16,7 @@
 #include "../kernel/tsc.h"
 #include "context.h"
 #include "cpulist.h"
+#include "fatal.h"
 #include "options.h"
 #include "window.h"
 
@@ -238,6 +239,13 @@ static void setup_topology(struct registry *r, struct topology *t,
 		die(r->m->name, err);
 }
 
+static char *out_tmp;
+
+static void unlink_out_tmp(void)
+{
+	unlink(out_tmp);
+}
+
 /* Google Benchmark writes a temporary file; it is renamed on success. */
 static char *redirect_out(struct kscale_options *o)
 {
@@ -251,6 +259,8 @@ static char *redirect_out(struct kscale_options *o)
 	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
 		die(o->prog, "out of memory");
 	o->gb_argv[o->gb_argc++] = flag;
+	out_tmp = tmp;
+	fatal_undo(unlink_out_tmp);
 	return tmp;
 }
 

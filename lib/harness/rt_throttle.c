@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fatal.h"
 #include "rt_throttle.h"
 
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
 
 static char saved[24];		/* the host's value while lifted */
 static volatile sig_atomic_t lifted;
+static bool installed;
 
 static int read_runtime(char *buf, size_t len)
 {
@@ -49,28 +51,6 @@ void rt_throttle_restore(void)
 		lifted = 0;
 }
 
-static void restore_and_die(int sig)
-{
-	rt_throttle_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void install_handlers(void)
-{
-	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-				     SIGABRT, SIGSEGV, SIGBUS };
-	static bool installed;
-	size_t i;
-
-	if (installed)
-		return;
-	installed = true;
-	for (i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		signal(fatal[i], restore_and_die);
-	atexit(rt_throttle_restore);
-}
-
 int rt_throttle_lift(void)
 {
 	char now[24];
@@ -81,7 +61,10 @@ int rt_throttle_lift(void)
 		return -1;
 	if (!strcmp(now, "-1"))
 		return 0;
-	install_handlers();
+	if (!installed) {
+		fatal_undo(rt_throttle_restore);
+		installed = true;
+	}
 	memcpy(saved, now, sizeof(saved));
 	lifted = 1;
 	if (write_runtime("-1")) {

@@ -4,8 +4,8 @@
  * bandwidth control (sched_rt_runtime_us, 950000 of every 1000000 us by
  * default) would stop every CPU's tasks for 50 ms a second, spinlock
  * holders included, which no kernel does to its own tasks.  As root it is
- * lifted for each model run and put back after it, on a fatal signal and
- * at exit.
+ * lifted for each model run and put back after it, and by fatal_exit(),
+ * a fatal signal or exit (fatal.h).
  */
 #ifndef KSCALE_RT_THROTTLE_H
 #define KSCALE_RT_THROTTLE_H

@@ -141,9 +141,29 @@ test_bench_bad_input() {
 	done
 }
 
+# A bench killed mid-run leaves neither its output nor its temp file.
+killed_leaves_nothing() {
+	local dir=$tmp/killed pid
+
+	rm -rf -- "$dir"
+	mkdir -- "$dir"
+	"$bench" --variants=percpu --cpus=1 --duration=5 --warmup=0 \
+		"--benchmark_out=$dir/out.json" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	(($? == 128 + 15)) && [[ -z $(ls -A -- "$dir") ]]
+}
+
+test_bench_killed() {
+	check "mnt_writers killed by SIGTERM leaves no file" killed_leaves_nothing
+}
+
 test_help
 test_bad_input
 test_run_smoke
 test_bench_bad_input
+test_bench_killed
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))
