@@ -305,6 +305,16 @@ struct fio_side {
 	double io_bytes, bw_bytes, iops;
 };
 
+/* The number after the next `"<key>" : ` from p, or -1. */
+static double fio_json_number(const char *p, const char *key)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "\"%s\" : ", key);
+	p = strstr(p, k);
+	return p ? strtod(p + strlen(k), NULL) : -1;
+}
+
 /* The next `"<side>" : {` object's counters, from fio's JSON output. */
 static const char *fio_json_side(const char *p, const char *side,
 				 struct fio_side *s)
@@ -313,12 +323,13 @@ static const char *fio_json_side(const char *p, const char *side,
 
 	snprintf(key, sizeof(key), "\"%s\" : {", side);
 	p = strstr(p, key);
-	if (!p || !strstr(p, "\"io_bytes\" : ") || !strstr(p, "\"bw_bytes\" : ") ||
-	    !strstr(p, "\"iops\" : "))
+	if (!p)
 		return NULL;
-	s->io_bytes = strtod(strstr(p, "\"io_bytes\" : ") + 13, NULL);
-	s->bw_bytes = strtod(strstr(p, "\"bw_bytes\" : ") + 13, NULL);
-	s->iops = strtod(strstr(p, "\"iops\" : ") + 9, NULL);
+	s->io_bytes = fio_json_number(p, "io_bytes");
+	s->bw_bytes = fio_json_number(p, "bw_bytes");
+	s->iops = fio_json_number(p, "iops");
+	if (s->io_bytes < 0 || s->bw_bytes < 0 || s->iops < 0)
+		return NULL;
 	return p + strlen(key);
 }
 
@@ -341,7 +352,7 @@ static char *slurp(const char *path)
 static void fio_finish(struct kscale_run *run, struct fio_run *fr)
 {
 	struct fio_side r, w, sum_r = { 0 }, sum_w = { 0 };
-	double min = -1, max = 0, io;
+	double min = -1, max = 0, io, cpu_min = -1, cpu_max = 0, cpu;
 	char *json, *p;
 	int status, jobs = 0;
 
@@ -361,6 +372,11 @@ static void fio_finish(struct kscale_run *run, struct fio_run *fr)
 		io = r.io_bytes + w.io_bytes;
 		min = min < 0 || io < min ? io : min;
 		max = io > max ? io : max;
+		/* the job's CPU time, as a share of its equal runtime */
+		cpu = fio_json_number(p, "usr_cpu") +
+		      fio_json_number(p, "sys_cpu");
+		cpu_min = cpu_min < 0 || cpu < cpu_min ? cpu : cpu_min;
+		cpu_max = cpu > cpu_max ? cpu : cpu_max;
 	}
 	free(json);
 	unlink(fr->fio_json);
@@ -377,6 +393,8 @@ static void fio_finish(struct kscale_run *run, struct fio_run *fr)
 	kscale_set_counter(run, "ops_per_sec_per_cpu",
 			   sum_r.iops / kscale_nr_distinct_cpus(run));
 	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
+	kscale_set_counter(run, "cpu_fairness",
+			   cpu_max > 0 ? cpu_min / cpu_max : 0);
 }
 
 static double pct_of_thread_time(struct kscale_run *run, uint64_t cycles)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "../kernel/compiler.h"
 #include "../kernel/sched.h"
@@ -27,6 +28,7 @@ struct kscale_thread {
 	int id;				/* 0 .. nr_threads - 1 */
 	int cpu;			/* the CPU the plan gave it */
 	void *priv;			/* the workload's, per thread */
+	clockid_t cputime;		/* its CPU-time clock */
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
 #define KSCALE_MAX_COUNTERS	16

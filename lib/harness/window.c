@@ -9,6 +9,7 @@
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "fatal.h"
 #include "rt_throttle.h"
 #include "topology.h"
 #include "window.h"
@@ -39,31 +40,57 @@ static void sleep_until(double t)
 		;
 }
 
-static void snapshot(const struct kscale_run *run, unsigned long *ops)
-{
-	int i;
+struct snapshot {
+	unsigned long ops;
+	double cputime;
+};
 
-	for (i = 0; i < run->nr_threads; i++)
-		ops[i] = READ_ONCE(run->threads[i].ops);
+static double thread_cputime(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void set_counters(struct kscale_bench *b, const unsigned long *start,
-			 const unsigned long *end)
+static void snapshot(const struct kscale_run *run, struct snapshot *s)
 {
-	struct kscale_run *run = &b->run;
-	double total = 0, min = -1, max = 0, d;
 	int i;
 
 	for (i = 0; i < run->nr_threads; i++) {
-		d = (double)(end[i] - start[i]);
+		s[i].ops = READ_ONCE(run->threads[i].ops);
+		s[i].cputime = thread_cputime(run->threads[i].cputime);
+	}
+}
+
+static double min_over_max(double min, double max)
+{
+	return max > 0 ? min / max : 0;
+}
+
+static void set_counters(struct kscale_bench *b, const struct snapshot *start,
+			 const struct snapshot *end)
+{
+	struct kscale_run *run = &b->run;
+	double total = 0, min = -1, max = 0, d;
+	double cpu_min = -1, cpu_max = 0, c;
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++) {
+		d = (double)(end[i].ops - start[i].ops);
 		total += d;
 		min = min < 0 || d < min ? d : min;
 		max = d > max ? d : max;
+		c = end[i].cputime - start[i].cputime;
+		cpu_min = cpu_min < 0 || c < cpu_min ? c : cpu_min;
+		cpu_max = c > cpu_max ? c : cpu_max;
 	}
 	kscale_set_counter(run, "ops_per_sec", total / b->window);
 	kscale_set_counter(run, "ops_per_sec_per_cpu",
 			   total / b->window / b->nr_distinct_cpus);
-	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
+	kscale_set_counter(run, "fairness", min_over_max(min, max));
+	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
 }
 
 /* A stuck run cannot be torn down: name the threads, leave. */
@@ -85,8 +112,7 @@ static void watchdog(struct kscale_bench *b)
 			fprintf(stderr, "kscale: watchdog: thread %d (CPU %d): "
 				"%lu ops\n", i, b->run.threads[i].cpu,
 				READ_ONCE(b->run.threads[i].ops));
-		rt_throttle_restore();
-		_exit(1);
+		fatal_exit(1);
 	}
 }
 
@@ -95,8 +121,8 @@ static void *controller(void *arg)
 {
 	struct kscale_bench *b = arg;
 	struct kscale_run *run = &b->run;
-	unsigned long *start = calloc(run->nr_threads, sizeof(*start));
-	unsigned long *end = calloc(run->nr_threads, sizeof(*end));
+	struct snapshot *start = calloc(run->nr_threads, sizeof(*start));
+	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	struct sched_param sp = { .sched_priority = SCHED_PRIO_CONTROL };
 	double started, t0, t1;
 
@@ -212,6 +238,9 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	    sched_migrate_task(t->cpu))
 		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
 				  t->id, t->cpu);
+	if (ok && pthread_getcpuclockid(pthread_self(), &t->cputime))
+		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
+				  t->id);
 	if (ok && w->thread_init)
 		ok = !w->thread_init(t);
 	/* a failed thread still meets the others, then leaves at once */
