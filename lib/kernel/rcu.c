@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "rcu.h"
+#include "sched.h"
 #include "spinlock.h"
 
 __thread struct rcu_thread *rcu_self;
@@ -13,6 +14,7 @@ void rcu_register_thread(struct rcu_thread *self)
 {
 	self->pending = NULL;
 	self->nr_pending = 0;
+	self->raised = false;
 	rcu_self = self;
 	rcu_quiescent_state();
 	spin_lock(&rcu_registry_lock);
@@ -65,11 +67,14 @@ static unsigned long rcu_oldest_reader(void)
  * Run the callbacks retired before every reader's last quiescent state:
  * the list is newest first, so they are its tail.
  */
-static void rcu_process_callbacks(struct rcu_thread *self)
+void rcu_do_batch(void)
 {
+	struct rcu_thread *self = rcu_self;
 	unsigned long oldest;
 	struct rcu_head **p = &self->pending, *head, *next;
 
+	might_sleep();
+	self->raised = false;
 	__atomic_add_fetch(&rcu_gp, 1, __ATOMIC_ACQ_REL);
 	oldest = rcu_oldest_reader();
 	while (*p && (*p)->gp >= oldest)
@@ -91,7 +96,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	head->next = self->pending;
 	self->pending = head;
 	if (++self->nr_pending % RCU_BATCH == 0)
-		rcu_process_callbacks(self);
+		self->raised = true;
 }
 
 void rcu_barrier(void)
