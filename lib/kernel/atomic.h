@@ -41,4 +41,23 @@ typedef struct {
 })
 #define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
 
+#define atomic_cmpxchg(v, old, new)	cmpxchg(&(v)->counter, (old), (new))
+
+/* Add a to v unless v was u; non-zero if it added (2.6.26 x86). */
+static inline int atomic_add_unless(atomic_t *v, int a, int u)
+{
+	int c, old;
+
+	c = atomic_read(v);
+	for (;;) {
+		if (unlikely(c == u))
+			break;
+		old = atomic_cmpxchg(v, c, c + a);
+		if (likely(old == c))
+			break;
+		c = old;
+	}
+	return c != u;
+}
+
 #endif

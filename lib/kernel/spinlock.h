@@ -11,6 +11,7 @@
 #ifndef KSCALE_KERNEL_SPINLOCK_H
 #define KSCALE_KERNEL_SPINLOCK_H
 
+#include "atomic.h"
 #include "compiler.h"
 #include "sched.h"
 #include "tsc.h"
@@ -95,5 +96,20 @@ static inline bool spin_is_locked(spinlock_t *lock)
 		*(wait) += rdtsc_ordered() - __t0;			\
 	}								\
 } while (0)
+
+/*
+ * lib/dec_and_lock.c: decrement, and if that reaches 0 return 1 with the
+ * lock held; the lock is only taken for the last reference.
+ */
+static inline int atomic_dec_and_lock(atomic_t *atomic, spinlock_t *lock)
+{
+	if (atomic_add_unless(atomic, -1, 1))
+		return 0;
+	spin_lock(lock);
+	if (atomic_add_return(-1, atomic) == 0)
+		return 1;
+	spin_unlock(lock);
+	return 0;
+}
 
 #endif

@@ -303,25 +303,6 @@ static void dentry_lru_add(struct dentry *dentry)
 	nr_unused++;
 }
 
-/* atomic_dec_and_lock(): the lock only for the last reference. */
-static bool atomic_dec_and_lock(atomic_t *atomic, spinlock_t *lock)
-{
-	int c = atomic_read(atomic);
-
-	while (c > 1) {
-		int old = cmpxchg(&atomic->counter, c, c - 1);
-
-		if (old == c)
-			return false;
-		c = old;
-	}
-	spin_lock(lock);
-	if (atomic_add_return(-1, atomic) == 0)
-		return true;
-	spin_unlock(lock);
-	return false;
-}
-
 /*
  * The last reference to a dentry nobody can find (never hashed, e.g. the
  * spare of a lost d_alloc_parallel() race) kills it.  Unreachable, so it
