@@ -4,9 +4,11 @@
  * thread loops open -> write 3 bytes -> close on its own file, on one
  * mount or alternating between two (the seed's worst case).
  *
- * Model variants: __dentry_open() calls mnt_want_write() on the file's
- * vfsmount and __fput() calls mnt_drop_write(), as in 2.6.26; the rest of
- * the syscalls is --path-work-ns of uncontended busy work.  `real` makes
+ * Model variants: the path walk takes a reference on the file's vfsmount
+ * (mntget), __dentry_open() calls mnt_want_write() and __fput() calls
+ * mnt_drop_write() then mntput(), as in 2.6.26 (today: the same calls on
+ * per-CPU counts); the rest of the syscalls is --path-work-ns of
+ * uncontended busy work.  `real` makes
  * the real syscalls on tmpfs files.  With --migrate each close runs on
  * the next CPU of the placement (the thread really moves), so counts
  * taken on one CPU are dropped on another.
@@ -41,6 +43,7 @@ struct openbench {
 	int mounts;
 	unsigned long path_ns;
 	bool migrate;
+	unsigned long underflows;	/* coalesced before the run */
 };
 
 struct openbench_thread {
@@ -63,8 +66,14 @@ static void do_migrate(struct kscale_thread *t, int cpu)
 
 static int __dentry_open(struct openbench *ob, struct file *f)
 {
+	int ret;
+
 	ndelay(ob->path_ns / 2);
-	return ob->ops->mnt_want_write(f->f_vfsmnt);
+	ob->ops->mntget(f->f_vfsmnt);
+	ret = ob->ops->mnt_want_write(f->f_vfsmnt);
+	if (ret)
+		ob->ops->mntput(f->f_vfsmnt);
+	return ret;
 }
 
 static void vfs_write(struct file *f, const char *buf, size_t count)
@@ -76,6 +85,7 @@ static void vfs_write(struct file *f, const char *buf, size_t count)
 static void __fput(struct openbench *ob, struct file *f)
 {
 	ob->ops->mnt_drop_write(f->f_vfsmnt);
+	ob->ops->mntput(f->f_vfsmnt);
 	ndelay(ob->path_ns - ob->path_ns / 2);
 }
 
@@ -166,6 +176,7 @@ static int openbench_setup(struct kscale_run *run)
 		ob->ops->init();
 	for (i = 0; i < ob->mounts; i++)
 		ob->mnt[i] = ob->ops->alloc_vfsmnt("kscale");
+	ob->underflows = READ_ONCE(mnt_underflows_coalesced);
 	return 0;
 }
 
@@ -192,6 +203,10 @@ static int openbench_teardown(struct kscale_run *run)
 	long writers;
 	int i;
 
+	if (ob->ops)
+		kscale_set_counter(run, "underflows_coalesced",
+				   READ_ONCE(mnt_underflows_coalesced) -
+				   ob->underflows);
 	for (i = 0; ob->ops && i < ob->mounts; i++) {
 		writers = ob->ops->mnt_writers(ob->mnt[i]);
 		if (writers)

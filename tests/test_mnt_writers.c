@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Validation of every mnt_writers variant: the EROFS and EBUSY rules,
- * counts that sum to zero however opens and closes spread over CPUs, and
- * the same rules while writers race mnt_make_readonly().
+ * counts that sum to zero however opens and closes spread over CPUs, the
+ * underflow coalesced once, a mount switched away from left unwritten,
+ * and the same rules while writers race mnt_make_readonly(), with no
+ * EROFS while every remount fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +15,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../models/mnt_writers/mnt_writers.h"
 #include "helpers.h"
@@ -123,6 +130,96 @@ static void test_imbalanced_counts_sum_to_zero(void **state)
 	assert_int_equal(kscale_warnings(), 0);
 }
 
+/*
+ * One mount: every open on CPU 1 stays in its per-CPU count, every close
+ * on CPU 6 decrements the mount's atomic, which passes the underflow
+ * limit once: percpu must coalesce exactly then, and the sum stays exact.
+ */
+static void test_underflow_is_coalesced_once(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct vfsmount *mnt;
+	unsigned long before;
+	int i, n;
+
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
+		boot(ops);
+		mnt = ops->alloc_vfsmnt("underflow");
+		kscale_set_cpu(1);
+		for (n = 0; n < IMBALANCE; n++)
+			assert_int_equal(ops->mnt_want_write(mnt), 0);
+		before = mnt_underflows_coalesced;
+		kscale_set_cpu(6);
+		for (n = 0; n < IMBALANCE; n++)
+			ops->mnt_drop_write(mnt);
+		assert_int_equal(mnt_underflows_coalesced - before,
+				 strcmp(ops->name, "percpu") ? 0 : 1);
+		kscale_set_cpu(0);
+		assert_int_equal(ops->mnt_writers(mnt), 0);
+		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
+		ops->free_vfsmnt(mnt);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * In a child, with both vfsmounts read-only pages: one CPU alternating
+ * want/drop between them must not write either (2.6.26's
+ * __clear_mnt_count() leaves a mount whose count is 0 alone).  Only
+ * `atomic` writes the mount on this path, and must fault.
+ */
+static int alternate_on_protected_mounts(const struct mnt_writers_ops *ops)
+{
+	struct vfsmount *mnt[2];
+	int n, status;
+	pid_t pid;
+
+	boot(ops);
+	mnt_cache_page_per_object = true;
+	mnt[0] = ops->alloc_vfsmnt("a");
+	mnt[1] = ops->alloc_vfsmnt("b");
+	mnt_cache_page_per_object = false;
+	pid = fork();
+	if (!pid) {
+		/* cmocka's own handler would carry on with the next test */
+		signal(SIGSEGV, SIG_DFL);
+		if (mprotect(mnt[0], PAGE_SIZE, PROT_READ) ||
+		    mprotect(mnt[1], PAGE_SIZE, PROT_READ))
+			_exit(2);
+		for (n = 0; n < 1000; n++) {
+			if (ops->mnt_want_write(mnt[n & 1]))
+				_exit(3);
+			ops->mnt_drop_write(mnt[n & 1]);
+		}
+		_exit(0);
+	}
+	assert_true(waitpid(pid, &status, 0) == pid);
+	ops->free_vfsmnt(mnt[0]);
+	ops->free_vfsmnt(mnt[1]);
+	return status;
+}
+
+static void test_switching_mounts_leaves_them_unwritten(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	int i, status;
+
+	for_each_variant(ops, i, mnt_writers_variants,
+			 mnt_writers_nr_variants) {
+		status = alternate_on_protected_mounts(ops);
+		if (!strcmp(ops->name, "atomic")) {
+			assert_true(WIFSIGNALED(status));
+			assert_int_equal(WTERMSIG(status), SIGSEGV);
+			continue;
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			fail_msg("%s wrote a mount it only switched away from "
+				 "(status %#x)", ops->name, status);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
 struct race {
 	const struct mnt_writers_ops *ops;
 	int writers;
@@ -134,6 +231,7 @@ struct race {
 	int unexpected;		/* want_write errors other than EROFS */
 	int became_ro;
 	int busy;
+	int erofs;
 };
 
 static void writer(struct race *r)
@@ -145,6 +243,7 @@ static void writer(struct race *r)
 		if (ret) {
 			if (ret != -EROFS)
 				test_note(&r->unexpected);
+			test_note(&r->erofs);
 			continue;
 		}
 		__atomic_fetch_add(&r->inside, 1, __ATOMIC_SEQ_CST);
@@ -187,10 +286,16 @@ static void race_thread(struct test_thread *t)
 		writer(t->arg);
 }
 
-static void test_make_readonly_races_writers(void **state)
+/*
+ * With busy false, remounts race the writers: no writer inside while the
+ * mount is read-only.  With busy, a writer that never leaves keeps every
+ * remount failing: then no other writer may see EROFS (none did in 2.6.26
+ * nor does today; a design that sets MNT_READONLY before it counts would).
+ */
+static void race_make_readonly(bool busy)
 {
 	const struct mnt_writers_ops *ops;
-	struct race r;
+	struct race *r = malloc(sizeof(*r));
 	int i;
 
 	for_each_variant(ops, i, mnt_writers_variants,
@@ -198,17 +303,38 @@ static void test_make_readonly_races_writers(void **state)
 		if (!ops->counts_writers)
 			continue;
 		boot(ops);
-		r = (struct race){ .ops = ops,
-				   .writers = test_racers(MAX_WRITERS + 1) - 1,
-				   .mnt = ops->alloc_vfsmnt("race") };
-		test_race(r.writers + 1, race_thread, &r);
-		assert_int_equal(r.violations, 0);
-		assert_int_equal(r.unexpected, 0);
-		assert_int_equal(r.became_ro + r.busy, MAKE_RO_TRIES);
-		assert_int_equal(ops->mnt_writers(r.mnt), 0);
-		ops->free_vfsmnt(r.mnt);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->writers = test_racers(MAX_WRITERS + 1) - 1;
+		r->mnt = ops->alloc_vfsmnt("race");
+		if (busy)
+			assert_int_equal(ops->mnt_want_write(r->mnt), 0);
+		test_race(r->writers + 1, race_thread, r);
+		assert_int_equal(r->violations, 0);
+		assert_int_equal(r->unexpected, 0);
+		assert_int_equal(r->became_ro + r->busy, MAKE_RO_TRIES);
+		if (busy) {
+			if (r->erofs)
+				fail_msg("%s: %d EROFS while every remount "
+					 "failed", ops->name, r->erofs);
+			assert_int_equal(r->busy, MAKE_RO_TRIES);
+			ops->mnt_drop_write(r->mnt);
+		}
+		assert_int_equal(ops->mnt_writers(r->mnt), 0);
+		ops->free_vfsmnt(r->mnt);
 	}
+	free(r);
 	assert_int_equal(kscale_warnings(), 0);
+}
+
+static void test_make_readonly_races_writers(void **state)
+{
+	race_make_readonly(false);
+}
+
+static void test_failed_remount_never_refuses_writers(void **state)
+{
+	race_make_readonly(true);
 }
 
 /*
@@ -261,7 +387,10 @@ int main(void)
 		cmocka_unit_test(test_read_only_mount_refuses_writers),
 		cmocka_unit_test(test_busy_mount_stays_writable),
 		cmocka_unit_test(test_imbalanced_counts_sum_to_zero),
+		cmocka_unit_test(test_underflow_is_coalesced_once),
+		cmocka_unit_test(test_switching_mounts_leaves_them_unwritten),
 		cmocka_unit_test(test_make_readonly_races_writers),
+		cmocka_unit_test(test_failed_remount_never_refuses_writers),
 		cmocka_unit_test(test_real_bind_mount_rules),
 	};
 

@@ -5,31 +5,36 @@
  * write anywhere on the mount.  The seed reports ~4x slower
  * open/write/close from the one cache line bouncing between CPUs.
  *
- * The -mm code is not in the seed; the increment-then-check and
- * check-under-vfsmount_lock pairing here is the minimal correct form of
- * the design it describes.
+ * The -mm code is not in the seed.  The count sits where 2.6.26 put
+ * __mnt_writers, on the line mntget()/mntput() already write; the
+ * read-only handshake is the minimal correct one for a single count,
+ * MNT_WRITE_HOLD as 2.6.29 introduced it: mnt_make_readonly() holds new
+ * writers while it reads the count, so a writer racing a remount that
+ * fails with EBUSY never sees a transient MNT_READONLY (no spurious EROFS).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "../../lib/kernel/atomic.h"
+#include "../../lib/kernel/sched.h"
 #include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
+#include "vfsmount_2_6.h"
+
+#define MNT_WRITE_HOLD	0x200
 
 struct vfsmount {
-	int mnt_flags;
+	VFSMOUNT_2_6_FIELDS;
 	atomic_t __mnt_writers;
 };
-
-static spinlock_t vfsmount_lock = __SPIN_LOCK_UNLOCKED;
+vfsmount_2_6_check_layout(struct vfsmount, __mnt_writers);
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
-	struct vfsmount *mnt = aligned_alloc(SMP_CACHE_BYTES,
-					     SMP_CACHE_BYTES);
+	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
 
-	(void)name;
-	mnt->mnt_flags = 0;
+	vfsmount_2_6_init(mnt);
+	mnt->mnt_devname = name;
 	atomic_set(&mnt->__mnt_writers, 0);
 	return mnt;
 }
@@ -37,19 +42,29 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 static void free_vfsmnt(struct vfsmount *mnt)
 {
 	WARN_ON(atomic_read(&mnt->__mnt_writers));
+	WARN_ON(atomic_read(&mnt->mnt_count) != 1);
 	free(mnt);
 }
 
-/* The increment is a full barrier: either we see MNT_READONLY or
- * mnt_make_readonly() sees our count. */
+/*
+ * The increment is a full barrier: either mnt_make_readonly() sees our
+ * count, or we see its MNT_WRITE_HOLD and wait for its verdict.
+ */
 static int mnt_want_write(struct vfsmount *mnt)
 {
+	int ret = 0;
+
+	preempt_disable();
 	atomic_inc(&mnt->__mnt_writers);
+	while (READ_ONCE(mnt->mnt_flags) & MNT_WRITE_HOLD)
+		cpu_relax();
+	smp_rmb();
 	if (__mnt_is_readonly(mnt)) {
 		atomic_dec(&mnt->__mnt_writers);
-		return -EROFS;
+		ret = -EROFS;
 	}
-	return 0;
+	preempt_enable();
+	return ret;
 }
 
 static void mnt_drop_write(struct vfsmount *mnt)
@@ -62,12 +77,14 @@ static int mnt_make_readonly(struct vfsmount *mnt)
 	int ret = 0;
 
 	spin_lock(&vfsmount_lock);
-	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags | MNT_READONLY);
+	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags | MNT_WRITE_HOLD);
 	smp_mb();
-	if (atomic_read(&mnt->__mnt_writers) > 0) {
-		WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags & ~MNT_READONLY);
+	if (atomic_read(&mnt->__mnt_writers) > 0)
 		ret = -EBUSY;
-	}
+	else
+		WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags | MNT_READONLY);
+	smp_wmb();
+	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags & ~MNT_WRITE_HOLD);
 	spin_unlock(&vfsmount_lock);
 	return ret;
 }
@@ -89,6 +106,8 @@ const struct mnt_writers_ops mnt_writers_atomic = {
 	.counts_writers = true,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
+	.mntget = mntget_2_6,
+	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,

@@ -8,6 +8,7 @@
 #define KSCALE_MNT_WRITERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../../lib/kernel/compiler.h"
 
@@ -20,6 +21,9 @@ struct mnt_writers_ops {
 	void (*init)(void);		/* boot-time setup, e.g. per-CPU data */
 	struct vfsmount *(*alloc_vfsmnt)(const char *name);
 	void (*free_vfsmnt)(struct vfsmount *mnt);
+	/* the reference the path walk takes and __fput() drops */
+	void (*mntget)(struct vfsmount *mnt);
+	void (*mntput)(struct vfsmount *mnt);
 	int (*mnt_want_write)(struct vfsmount *mnt);
 	void (*mnt_drop_write)(struct vfsmount *mnt);
 	int (*mnt_make_readonly)(struct vfsmount *mnt);
@@ -33,6 +37,16 @@ extern const struct mnt_writers_ops mnt_writers_atomic;
 extern const struct mnt_writers_ops mnt_writers_pernode;
 extern const struct mnt_writers_ops mnt_writers_percpu;
 extern const struct mnt_writers_ops mnt_writers_upstream;
+
+/*
+ * kmem_cache_zalloc(mnt_cache): cache-line aligned (SLAB_HWCACHE_ALIGN),
+ * or each object on pages of its own, so a test can mprotect() one.
+ */
+extern bool mnt_cache_page_per_object;
+
+/* percpu: times handle_write_count_underflow() coalesced every CPU's count. */
+extern unsigned long mnt_underflows_coalesced;
+void *mnt_cache_zalloc(size_t size);
 
 extern const struct mnt_writers_ops *const mnt_writers_variants[];
 extern const int mnt_writers_nr_variants;

@@ -11,19 +11,24 @@
 
 #include "../../lib/kernel/compiler.h"
 #include "mnt_writers.h"
+#include "vfsmount_2_6.h"
 
 struct vfsmount {
-	int mnt_flags;
+	VFSMOUNT_2_6_FIELDS;
 };
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
-	(void)name;
-	return calloc(1, sizeof(struct vfsmount));
+	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
+
+	vfsmount_2_6_init(mnt);
+	mnt->mnt_devname = name;
+	return mnt;
 }
 
 static void free_vfsmnt(struct vfsmount *mnt)
 {
+	WARN_ON(atomic_read(&mnt->mnt_count) != 1);
 	free(mnt);
 }
 
@@ -61,6 +66,8 @@ const struct mnt_writers_ops mnt_writers_none = {
 	.counts_writers = false,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
+	.mntget = mntget_2_6,
+	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,

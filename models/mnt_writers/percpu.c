@@ -9,7 +9,9 @@
  * Taken from the merged form rather than the seed where they differ:
  * mnt_drop_write() also switches the cached mount (the seed decremented
  * whatever mount was cached), checks underflow only when it touched the
- * atomic, and calls put_cpu_var() last.
+ * atomic, __clear_mnt_count() leaves a mount whose count is 0 alone, and
+ * put_cpu_var() comes last.  The kernel rate-limits the imbalance
+ * warning with MNT_IMBALANCED_WRITE_COUNT; so does this.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,11 +20,14 @@
 #include "../../lib/kernel/percpu.h"
 #include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
+#include "vfsmount_2_6.h"
 
 #define MNT_WRITER_UNDERFLOW_LIMIT -(1<<16)
 
+#define MNT_IMBALANCED_WRITE_COUNT	0x800 /* just for debugging */
+
 struct vfsmount {
-	int mnt_flags;
+	VFSMOUNT_2_6_FIELDS;
 	/*
 	 * This value is not stable unless all of the mnt_writers[] spinlocks
 	 * are held, and all mnt_writer[]s on this mount have 0 as their
@@ -30,6 +35,7 @@ struct vfsmount {
 	 */
 	atomic_t __mnt_writers;
 };
+vfsmount_2_6_check_layout(struct vfsmount, __mnt_writers);
 
 struct mnt_writer {
 	/*
@@ -60,11 +66,10 @@ static void init_mnt_writers(void)
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
-	struct vfsmount *mnt = aligned_alloc(SMP_CACHE_BYTES,
-					     SMP_CACHE_BYTES);
+	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
 
-	(void)name;
-	mnt->mnt_flags = 0;
+	vfsmount_2_6_init(mnt);
+	mnt->mnt_devname = name;
 	atomic_set(&mnt->__mnt_writers, 0);
 	return mnt;
 }
@@ -72,6 +77,12 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 static inline void __clear_mnt_count(struct mnt_writer *cpu_writer)
 {
 	if (!cpu_writer->mnt)
+		return;
+	/*
+	 * This is in case anyone ever leaves an invalid,
+	 * old ->mnt and a count of 0.
+	 */
+	if (!cpu_writer->count)
 		return;
 	atomic_add(cpu_writer->count, &cpu_writer->mnt->__mnt_writers);
 	cpu_writer->count = 0;
@@ -147,13 +158,23 @@ static void handle_write_count_underflow(struct vfsmount *mnt)
 	 * us share a lot more code.
 	 */
 	lock_mnt_writers();
+	__atomic_fetch_add(&mnt_underflows_coalesced, 1, __ATOMIC_RELAXED);
+	/*
+	 * vfsmount_lock is for mnt_flags.
+	 */
+	spin_lock(&vfsmount_lock);
 	/*
 	 * If coalescing the per-cpu writer counts did not
 	 * get us back to a positive writer count, we have
-	 * a bug.  (The kernel rate-limits this warning with
-	 * MNT_IMBALANCED_WRITE_COUNT; every one counts here.)
+	 * a bug.
 	 */
-	WARN_ON(atomic_read(&mnt->__mnt_writers) < 0);
+	if ((atomic_read(&mnt->__mnt_writers) < 0) &&
+	    !(mnt->mnt_flags & MNT_IMBALANCED_WRITE_COUNT)) {
+		WARN_ON(1);
+		/* use the flag to keep the dmesg spam down */
+		mnt->mnt_flags |= MNT_IMBALANCED_WRITE_COUNT;
+	}
+	spin_unlock(&vfsmount_lock);
 	unlock_mnt_writers();
 }
 
@@ -208,7 +229,10 @@ static int mnt_make_readonly(struct vfsmount *mnt)
 	 * nobody can do a successful mnt_want_write() with all
 	 * of the counts in MNT_DENIED_WRITE and the locks held.
 	 */
-	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags | MNT_READONLY);
+	spin_lock(&vfsmount_lock);
+	if (!ret)
+		WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags | MNT_READONLY);
+	spin_unlock(&vfsmount_lock);
 out:
 	unlock_mnt_writers();
 	return ret;
@@ -216,9 +240,9 @@ out:
 
 static void __mnt_unmake_readonly(struct vfsmount *mnt)
 {
-	lock_mnt_writers();
+	spin_lock(&vfsmount_lock);
 	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags & ~MNT_READONLY);
-	unlock_mnt_writers();
+	spin_unlock(&vfsmount_lock);
 }
 
 static long mnt_writers_count(struct vfsmount *mnt)
@@ -248,6 +272,7 @@ static void free_vfsmnt(struct vfsmount *mnt)
 		spin_unlock(&cpu_writer->lock);
 	}
 	WARN_ON(atomic_read(&mnt->__mnt_writers));
+	WARN_ON(atomic_read(&mnt->mnt_count) != 1);
 	free(mnt);
 }
 
@@ -257,6 +282,8 @@ const struct mnt_writers_ops mnt_writers_percpu = {
 	.init = init_mnt_writers,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
+	.mntget = mntget_2_6,
+	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,

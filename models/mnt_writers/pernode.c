@@ -6,7 +6,8 @@
  *
  * Not in the seed's code; reconstructed from its description.  Each
  * node's slot is allocated on that node (when nodes are real), and
- * mnt_make_readonly() takes the node locks in node order.  A count may go
+ * mnt_make_readonly() takes the node locks in node order.  The pointer to
+ * the slots follows the 2.6.2x fields, read on mntget()'s written line.  A count may go
  * negative on one node when a file opened on another is closed here; only
  * the sum over nodes means anything.
  */
@@ -17,6 +18,7 @@
 #include "../../lib/kernel/percpu.h"
 #include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
+#include "vfsmount_2_6.h"
 
 struct mnt_node_writer {
 	spinlock_t lock;
@@ -24,16 +26,18 @@ struct mnt_node_writer {
 } ____cacheline_aligned_in_smp;
 
 struct vfsmount {
-	int mnt_flags;
+	VFSMOUNT_2_6_FIELDS;
 	struct mnt_node_writer **mnt_node_writers;	/* [nr_node_ids] */
 };
+vfsmount_2_6_check_layout(struct vfsmount, mnt_node_writers);
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
-	struct vfsmount *mnt = calloc(1, sizeof(*mnt));
+	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
 	int node;
 
-	(void)name;
+	vfsmount_2_6_init(mnt);
+	mnt->mnt_devname = name;
 	mnt->mnt_node_writers = calloc(nr_node_ids, sizeof(void *));
 	for_each_online_node(node) {
 		mnt->mnt_node_writers[node] =
@@ -61,6 +65,7 @@ static void free_vfsmnt(struct vfsmount *mnt)
 	for_each_online_node(node)
 		kfree_node(mnt->mnt_node_writers[node]);
 	free(mnt->mnt_node_writers);
+	WARN_ON(atomic_read(&mnt->mnt_count) != 1);
 	free(mnt);
 }
 
@@ -128,6 +133,8 @@ const struct mnt_writers_ops mnt_writers_pernode = {
 	.counts_writers = true,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
+	.mntget = mntget_2_6,
+	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "../../lib/kernel/percpu.h"
+#include "../../lib/kernel/rcu.h"
 #include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
 
@@ -28,10 +29,18 @@ struct vfsmount {
 	int mnt_flags;
 };
 
+struct mnt_namespace {
+	unsigned long long seq;
+};
+
 struct mount {
 	struct vfsmount mnt;
 	struct mnt_pcp __percpu *mnt_pcp;
+	struct mnt_namespace *mnt_ns;	/* containing namespace */
 };
+
+/* The namespace the benchmark's mounts are in: they are never detached. */
+static struct mnt_namespace init_mnt_ns;
 
 static spinlock_t mount_lock = __SPIN_LOCK_UNLOCKED;
 
@@ -49,11 +58,53 @@ static void unlock_mount_hash(void)
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
-	struct mount *mnt = calloc(1, sizeof(*mnt));
+	struct mount *mnt = mnt_cache_zalloc(sizeof(*mnt));
 
 	(void)name;
 	mnt->mnt_pcp = alloc_percpu(struct mnt_pcp);
+	this_cpu_ptr(mnt->mnt_pcp)->mnt_count = 1;
+	mnt->mnt_ns = &init_mnt_ns;
 	return &mnt->mnt;
+}
+
+static inline void mnt_add_count(struct mount *mnt, int n)
+{
+	this_cpu_add(this_cpu_ptr(mnt->mnt_pcp)->mnt_count, n);
+}
+
+static int mnt_get_count(struct mount *mnt)
+{
+	int count = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		count += READ_ONCE(per_cpu_ptr(mnt->mnt_pcp, cpu)->mnt_count);
+	return count;
+}
+
+/* legitimize_mnt() at the end of an RCU walk: the mount_lock seqcount
+ * recheck is left out (no umount runs). */
+static void mntget(struct vfsmount *m)
+{
+	mnt_add_count(real_mount(m), 1);
+}
+
+/*
+ * mntput_no_expire(): a mount still in its namespace drops a per-CPU
+ * count under RCU; only a detached one takes mount_lock.
+ */
+static void mntput(struct vfsmount *m)
+{
+	struct mount *mnt = real_mount(m);
+
+	rcu_read_lock();
+	if (likely(READ_ONCE(mnt->mnt_ns))) {
+		mnt_add_count(mnt, -1);
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+	WARN_ON(1);
 }
 
 static inline void mnt_inc_writers(struct mount *mnt)
@@ -175,6 +226,7 @@ static void free_vfsmnt(struct vfsmount *m)
 	struct mount *mnt = real_mount(m);
 
 	WARN_ON(mnt_get_writers(mnt));
+	WARN_ON(mnt_get_count(mnt) != 1);
 	free_percpu(mnt->mnt_pcp);
 	free(mnt);
 }
@@ -184,6 +236,8 @@ const struct mnt_writers_ops mnt_writers_upstream = {
 	.counts_writers = true,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
+	.mntget = mntget,
+	.mntput = mntput,
 	.mnt_want_write = mnt_get_write_access,
 	.mnt_drop_write = mnt_put_write_access,
 	.mnt_make_readonly = mnt_make_readonly,
