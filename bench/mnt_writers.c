@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/harness/calibrate.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
 #include "../lib/harness/tmpfs.h"
@@ -220,35 +221,32 @@ static int openbench_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-/* The median of five timings of a real open/write/close on tmpfs. */
+static long open_write_close_round(void *path)
+{
+	int i, fd;
+
+	for (i = 0; i < CALIBRATION_OPS; i++) {
+		fd = real_open_write(path);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return CALIBRATION_OPS;
+}
+
+/* A real open/write/close on tmpfs, calibrated (calibrate.h). */
 static int measure_path_work(char *err, size_t len)
 {
 	char path[320];
-	double ns[5], t, tmp;
-	int i, j, fd;
+	double ns;
 
 	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
-	for (i = 0; i < 5; i++) {
-		t = kscale_now_ns();
-		for (j = 0; j < CALIBRATION_OPS; j++) {
-			fd = real_open_write(path);
-			if (fd < 0) {
-				snprintf(err, len, "%s: %s", path,
-					 strerror(errno));
-				return -1;
-			}
-			close(fd);
-		}
-		ns[i] = (kscale_now_ns() - t) / CALIBRATION_OPS;
+	ns = kscale_calibrate(open_write_close_round, path);
+	if (ns < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
 	}
-	for (i = 0; i < 5; i++)
-		for (j = i + 1; j < 5; j++)
-			if (ns[j] < ns[i]) {
-				tmp = ns[i];
-				ns[i] = ns[j];
-				ns[j] = tmp;
-			}
-	path_work_auto_ns = (unsigned long)ns[2];
+	path_work_auto_ns = (unsigned long)ns;
 	unlink(path);
 	return 0;
 }
