@@ -2,7 +2,7 @@
 /*
  * The kernel primitives of lib/kernel on their own: every thread bumps one
  * logical counter through a shared atomic_t, a counter under a ticket
- * spinlock, or its own per-CPU slot.  After the window the counter must
+ * spinlock or 2.6.7's byte spinlock, or its own per-CPU slot.  After the window the counter must
  * equal the operations counted, exactly.
  */
 #include <stdlib.h>
@@ -13,8 +13,9 @@
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
+#include "../lib/kernel/spinlock_decb.h"
 
-enum counter_kind { ATOMIC, SPINLOCK, PERCPU };
+enum counter_kind { ATOMIC, SPINLOCK, DECB_SPINLOCK, PERCPU };
 
 struct pcp_count {
 	int count;
@@ -25,6 +26,7 @@ struct counter {
 	unsigned long hold_ns;
 	atomic_t shared ____cacheline_aligned;
 	spinlock_t lock ____cacheline_aligned;
+	decb_spinlock_t decb_lock ____cacheline_aligned;
 	unsigned long locked_count;
 	struct pcp_count __percpu *pcp;
 };
@@ -44,6 +46,12 @@ static void counter_loop(struct kscale_thread *t)
 			ndelay(c->hold_ns);
 			spin_unlock(&c->lock);
 			break;
+		case DECB_SPINLOCK:
+			decb_spin_lock(&c->decb_lock);
+			c->locked_count++;
+			ndelay(c->hold_ns);
+			decb_spin_unlock(&c->decb_lock);
+			break;
 		case PERCPU:
 			this_cpu_inc(this_cpu_ptr(c->pcp)->count);
 			break;
@@ -54,7 +62,8 @@ static void counter_loop(struct kscale_thread *t)
 
 static int counter_setup(struct kscale_run *run)
 {
-	static const char *const kinds[] = { "atomic", "spinlock", "percpu" };
+	static const char *const kinds[] = { "atomic", "spinlock",
+					     "decb_spinlock", "percpu" };
 	struct counter *c = aligned_alloc(SMP_CACHE_BYTES, sizeof(*c));
 
 	memset(c, 0, sizeof(*c));
@@ -62,6 +71,7 @@ static int counter_setup(struct kscale_run *run)
 		c->kind++;
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
 	c->pcp = alloc_percpu(struct pcp_count);
+	decb_spin_lock_init(&c->decb_lock);
 	run->priv = c;
 	return 0;
 }
@@ -75,6 +85,7 @@ static unsigned long counter_value(struct counter *c)
 	case ATOMIC:
 		return (unsigned int)atomic_read(&c->shared);
 	case SPINLOCK:
+	case DECB_SPINLOCK:
 		return c->locked_count;
 	default:
 		for_each_possible_cpu(cpu)
@@ -92,7 +103,8 @@ static int counter_teardown(struct kscale_run *run)
 
 	for (i = 0; i < run->nr_threads; i++)
 		ops += run->threads[i].ops;
-	if (counter_value(c) != (c->kind == SPINLOCK ? ops : ops & 0xffffffffUL))
+	if (counter_value(c) != (c->kind == SPINLOCK || c->kind == DECB_SPINLOCK ?
+				 ops : ops & 0xffffffffUL))
 		kscale_fail(run, "counter is %lu after %lu increments",
 			    counter_value(c), ops);
 	free_percpu(c->pcp);
@@ -118,11 +130,13 @@ static const struct kscale_workload workloads[] = {
 static const struct kscale_variant variants[] = {
 	{ "atomic", "atomic_inc() on one shared atomic_t" },
 	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)" },
+	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "
+			   "2.6.25)" },
 	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot" },
 };
 
 static const struct kscale_knob knobs[] = {
-	{ "hold_ns", "0", "ns of work inside the spinlock", check_hold },
+	{ "hold_ns", "0", "ns of work inside either spinlock", check_hold },
 };
 
 KSCALE_MODEL("primitives",

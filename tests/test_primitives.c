@@ -13,6 +13,7 @@
 #include "../lib/kernel/atomic.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
+#include "../lib/kernel/spinlock_decb.h"
 #include "helpers.h"
 
 #define THREADS		4	/* lock-free races may share CPUs */
@@ -86,6 +87,69 @@ static void test_spinlock_ticket_wrap(void **state)
 	}
 	assert_int_equal(lock.tickets.head, 2);
 	assert_int_equal(lock.tickets.tail, 2);
+}
+
+struct decb_counter {
+	decb_spinlock_t lock;
+	unsigned long count;
+	int inside;
+	int overlaps;
+	unsigned long acquisitions;
+};
+
+/*
+ * Half the takes through the counting variant, summed after.  Ten times
+ * the loops: an idle vCPU can take a millisecond to wake for the race.
+ */
+static void hammer_decb(struct test_thread *t)
+{
+	struct decb_counter *c = t->arg;
+	struct lock_class_stats st = { 0 };
+	unsigned long v;
+	int i;
+
+	for (i = 0; i < 10 * LOOPS; i++) {
+		if (i & 1)
+			decb_spin_lock_account(&c->lock, &st);
+		else
+			decb_spin_lock(&c->lock);
+		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
+			test_note(&c->overlaps);
+		v = c->count;
+		cpu_relax();
+		c->count = v + 1;
+		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
+		decb_spin_unlock(&c->lock);
+	}
+	__atomic_fetch_add(&c->acquisitions, st.acquisitions, __ATOMIC_RELAXED);
+}
+
+static void test_decb_spinlock_mutual_exclusion(void **state)
+{
+	struct decb_counter c = { .lock = __DECB_SPIN_LOCK_UNLOCKED };
+	int n = test_racers(MAX_THREADS);
+
+	test_race(n, hammer_decb, &c);
+	assert_int_equal(c.overlaps, 0);
+	assert_int_equal(c.count, n * 10 * LOOPS);
+	assert_int_equal(c.acquisitions, n * 10 * LOOPS / 2);
+	assert_false(decb_spin_is_locked(&c.lock));
+	assert_int_equal(c.lock.slock, 1);
+}
+
+static void test_decb_spinlock_trylock(void **state)
+{
+	decb_spinlock_t lock = __DECB_SPIN_LOCK_UNLOCKED;
+
+	assert_true(decb_spin_trylock(&lock));
+	assert_true(decb_spin_is_locked(&lock));
+	assert_false(decb_spin_trylock(&lock));
+	decb_spin_unlock(&lock);
+	assert_false(decb_spin_is_locked(&lock));
+	decb_spin_lock(&lock);
+	assert_false(decb_spin_trylock(&lock));
+	decb_spin_unlock(&lock);
+	assert_int_equal(lock.slock, 1);
 }
 
 static void hammer_atomic(struct test_thread *t)
@@ -183,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_spinlock_mutual_exclusion),
 		cmocka_unit_test(test_spinlock_trylock),
 		cmocka_unit_test(test_spinlock_ticket_wrap),
+		cmocka_unit_test(test_decb_spinlock_mutual_exclusion),
+		cmocka_unit_test(test_decb_spinlock_trylock),
 		cmocka_unit_test(test_atomic_sum),
 		cmocka_unit_test(test_percpu_slots_on_distinct_lines),
 		cmocka_unit_test(test_this_cpu_counts_stay_local),

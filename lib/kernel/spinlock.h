@@ -85,19 +85,6 @@ static inline bool spin_is_locked(spinlock_t *lock)
 }
 
 /*
- * spin_lock() that adds the cycles spent waiting to *wait.  Uncontended it
- * costs what spin_lock() does (one atomic); only a wait is timed.
- */
-#define spin_lock_account(lock, wait) do {				\
-	if (unlikely(!spin_trylock(lock))) {				\
-		uint64_t __t0 = rdtsc_ordered();			\
-									\
-		spin_lock(lock);					\
-		*(wait) += rdtsc_ordered() - __t0;			\
-	}								\
-} while (0)
-
-/*
  * lib/dec_and_lock.c: decrement, and if that reaches 0 return 1 with the
  * lock held; the lock is only taken for the last reference.
  */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The x86 spinlock before tickets (2.6.7 include/asm-i386/spinlock.h,
+ * spin_lock_string): one byte, 1 when free.  `lock; decb` takes it; a
+ * waiter spins reading the byte (`rep; nop; cmpb $0`) until it is
+ * positive again, then retries the decb.  Unlock stores 1.  Not FIFO:
+ * whichever waiter's decb lands first after the store wins.  The 2.6.7
+ * models use it under the kernel's names (see their files).
+ *
+ * Like spin_lock(), it disables preemption first.
+ */
+#ifndef KSCALE_KERNEL_SPINLOCK_DECB_H
+#define KSCALE_KERNEL_SPINLOCK_DECB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "sched.h"
+#include "tsc.h"
+
+typedef struct {
+	union {
+		unsigned int lock;	/* the kernel's field */
+		signed char slock;	/* decb works on its low byte */
+	};
+} decb_spinlock_t;
+
+#define __DECB_SPIN_LOCK_UNLOCKED	{ { 1 } }
+
+static inline void decb_spin_lock_init(decb_spinlock_t *lock)
+{
+	WRITE_ONCE(lock->lock, 1);
+}
+
+/* `lock; decb`: true if the byte was 1 (we took it). */
+static inline bool __decb_try(decb_spinlock_t *lock)
+{
+	return __atomic_sub_fetch(&lock->slock, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* The out-of-line LOCK_SECTION: spin reading, then retry. */
+static inline void __decb_spin_wait(decb_spinlock_t *lock)
+{
+	do {
+		while (__atomic_load_n(&lock->slock, __ATOMIC_RELAXED) <= 0)
+			cpu_relax();
+	} while (!__decb_try(lock));
+}
+
+static inline void decb_spin_lock(decb_spinlock_t *lock)
+{
+	preempt_disable();
+	if (likely(__decb_try(lock)))
+		return;
+	__decb_spin_wait(lock);
+}
+
+/* spin_trylock_string: xchgb 0, took it if the old byte was positive. */
+static inline bool decb_spin_trylock(decb_spinlock_t *lock)
+{
+	preempt_disable();
+	if (__atomic_exchange_n(&lock->slock, 0, __ATOMIC_ACQUIRE) > 0)
+		return true;
+	preempt_enable();
+	return false;
+}
+
+/* spin_unlock_string: movb $1. */
+static inline void decb_spin_unlock(decb_spinlock_t *lock)
+{
+	__atomic_store_n(&lock->slock, 1, __ATOMIC_RELEASE);
+	preempt_enable();
+}
+
+static inline bool decb_spin_is_locked(decb_spinlock_t *lock)
+{
+	return __atomic_load_n(&lock->slock, __ATOMIC_RELAXED) <= 0;
+}
+
+/* CONFIG_LOCK_STAT's counts for one lock, kept by its taker. */
+struct lock_class_stats {
+	unsigned long acquisitions;
+	unsigned long contentions;
+	uint64_t waittime;		/* cycles, waits only */
+};
+
+/* decb_spin_lock() that counts; a wait is timed in the slow path only. */
+#define decb_spin_lock_account(lock, stats) do {			\
+	preempt_disable();						\
+	(stats)->acquisitions++;					\
+	if (unlikely(!__decb_try(lock))) {				\
+		uint64_t __t0 = rdtsc_ordered();			\
+									\
+		__decb_spin_wait(lock);					\
+		(stats)->contentions++;					\
+		(stats)->waittime += rdtsc_ordered() - __t0;		\
+	}								\
+} while (0)
+
+#endif
