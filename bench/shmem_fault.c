@@ -7,7 +7,8 @@
  *
  * Model variants run shmem_nopage()/shmem_fault() of their kernel and
  * write the first byte of the page they get (after checking it was
- * cleared).  `real` and `real_private` make the running kernel do it:
+ * cleared); --fault-work-ns adds the rest of a real fault around it as
+ * uncontended work, half before and half after.  `real` and `real_private` make the running kernel do it:
  * mmap(MAP_SHARED) of /dev/zero, or MAP_PRIVATE, a write per page,
  * munmap (MADV_REMOVE / MADV_DONTNEED on a shared object's range).
  * Operations are successful faults; a failed one (SIGBUS in the kernel)
@@ -21,12 +22,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../lib/harness/calibrate.h"
 #include "../lib/harness/kscale.h"
+#include "../lib/kernel/delay.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/tsc.h"
 #include "../models/shmem_fault/shmem_fault.h"
 
 #define MAX_PAGES	(1L << 24)
+#define CALIBRATION_PAGES	1024
 
 struct fault_run;
 
@@ -41,6 +45,7 @@ struct fault_run {
 	const struct shmem_fault_ops *ops;	/* model variants */
 	unsigned long pages;
 	unsigned long size_limit;
+	unsigned long fault_work_ns;	/* half before the shmem path, half after */
 	bool shared;
 	bool private;				/* real_private */
 	struct file *shared_file;
@@ -53,10 +58,11 @@ struct fault_thread {
 	unsigned long next, end;	/* pages of this pass: [next, end) */
 	unsigned long start;
 	unsigned long sigbus;
-	uint64_t stat_lock_wait;
+	struct lock_class_stats stat_lock;
 };
 
 static int devzero = -1;
+static unsigned long fault_work_auto_ns;
 
 static void range_of(struct kscale_thread *t)
 {
@@ -84,8 +90,11 @@ static int model_touch(struct kscale_thread *t, unsigned long idx)
 	struct fault_thread *ft = t->priv;
 	struct page *page;
 	char *addr;
-	int err = fr->ops->shmem_fault(ft->file, idx, &page);
+	int err;
 
+	ndelay(fr->fault_work_ns / 2);
+	err = fr->ops->shmem_fault(ft->file, idx, &page);
+	ndelay(fr->fault_work_ns - fr->fault_work_ns / 2);
 	if (err)
 		return err;
 	addr = page_address(page);
@@ -166,7 +175,7 @@ static void fault_loop(struct kscale_thread *t)
 	struct fault_thread *ft = t->priv;
 	const struct fault_kind *k = fr->kind;
 
-	stat_lock_wait = 0;
+	memset(&stat_lock_stat, 0, sizeof(stat_lock_stat));
 	k->pass_begin(t);
 	while (kscale_running(t)) {
 		if (ft->next == ft->end) {
@@ -181,7 +190,7 @@ static void fault_loop(struct kscale_thread *t)
 		}
 	}
 	k->pass_end(t);
-	ft->stat_lock_wait = stat_lock_wait;
+	ft->stat_lock = stat_lock_stat;
 }
 
 static int shared_setup(struct kscale_run *run, struct fault_run *fr)
@@ -217,6 +226,8 @@ static int fault_setup(struct kscale_run *run)
 	fr->pages = kscale_knob_long(run, "pages");
 	fr->shared = kscale_knob_long(run, "shared_object");
 	fr->size_limit = kscale_knob_long(run, "size_limit");
+	fr->fault_work_ns = kscale_knob_ns(run, "fault_work_ns",
+					   fault_work_auto_ns);
 	if (fr->ops)
 		fr->ops->shm_mount(fr->size_limit);
 	for (i = 0; i < run->nr_threads; i++)
@@ -242,7 +253,7 @@ static bool check_books(struct kscale_run *run, struct fault_run *fr)
 static void fault_counters(struct kscale_run *run, struct fault_run *fr,
 			   bool has_stat_lock)
 {
-	double wait_ns = 0, sigbus = 0;
+	double wait_ns = 0, sigbus = 0, taken = 0, faults = 0;
 	int i;
 
 	kscale_set_counter(run, "faults_per_sec_per_cpu",
@@ -250,12 +261,17 @@ static void fault_counters(struct kscale_run *run, struct fault_run *fr,
 	for (i = 0; i < run->nr_threads; i++) {
 		struct fault_thread *ft = run->threads[i].priv;
 
-		wait_ns += cycles_to_ns(ft->stat_lock_wait);
+		wait_ns += cycles_to_ns(ft->stat_lock.waittime);
+		taken += ft->stat_lock.acquisitions;
+		faults += run->threads[i].ops;
 		sigbus += ft->sigbus;
 	}
-	if (has_stat_lock)
+	if (has_stat_lock) {
 		kscale_set_counter(run, "stat_lock_wait_pct", 100 * wait_ns /
 				   (run->elapsed * 1e9 * run->nr_threads));
+		kscale_set_counter(run, "stat_lock_per_fault",
+				   faults ? taken / faults : 0);
+	}
 	if (fr->size_limit)
 		kscale_set_counter(run, "sigbus_faults", sigbus);
 }
@@ -276,6 +292,64 @@ static int fault_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
+/* One pass of the real fault loop: map, touch every page, unmap. */
+static long real_fault_round(void *arg)
+{
+	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 devzero, 0);
+	long i;
+
+	if (map == MAP_FAILED)
+		return -1;
+	for (i = 0; i < CALIBRATION_PAGES; i++)
+		((volatile char *)map)[i * PAGE_SIZE] = 1;
+	munmap(map, len);
+	return CALIBRATION_PAGES;
+}
+
+/* The same pass through the upstream model's shmem path. */
+static long model_fault_round(void *arg)
+{
+	const struct shmem_fault_ops *ops = arg;
+	struct file *file = ops->shmem_zero_setup(CALIBRATION_PAGES);
+	struct page *page;
+	long i;
+
+	for (i = 0; i < CALIBRATION_PAGES; i++) {
+		if (ops->shmem_fault(file, i, &page))
+			return -1;
+		((volatile char *)page_address(page))[0] = 1;
+	}
+	ops->fput(file);
+	return CALIBRATION_PAGES;
+}
+
+/*
+ * --fault-work-ns=auto: what a real shared /dev/zero fault costs beyond
+ * today's shmem path, i.e. the trap, page-table walk, PTE installation,
+ * memcg charge and the rest the models leave out.
+ */
+static int measure_fault_work(char *err, size_t len)
+{
+	double real_ns = kscale_calibrate(real_fault_round, NULL), model_ns;
+
+	shmem_fault_upstream.shm_mount(0);
+	model_ns = kscale_calibrate(model_fault_round,
+				    (void *)&shmem_fault_upstream);
+	if (real_ns < 0 || model_ns < 0) {
+		snprintf(err, len, "cannot time a /dev/zero fault: %s",
+			 strerror(errno));
+		return -1;
+	}
+	fault_work_auto_ns = real_ns > model_ns ?
+			     (unsigned long)(real_ns - model_ns) : 0;
+	kscale_add_context("real_fault_ns", "%.0f", real_ns);
+	kscale_add_context("model_fault_ns", "%.0f", model_ns);
+	kscale_add_context("fault_work_ns_auto", "%lu", fault_work_auto_ns);
+	return 0;
+}
+
 static int shmem_fault_init(const struct kscale_options *o, char *err,
 			    size_t len)
 {
@@ -285,8 +359,11 @@ static int shmem_fault_init(const struct kscale_options *o, char *err,
 		snprintf(err, len, "/dev/zero: %s", strerror(errno));
 		return -1;
 	}
+	if (measure_fault_work(err, len))
+		return -1;
 	kscale_add_context("not_modelled", "TLB, PTE installation, page "
-			   "references and LRU, memcg, swap");
+			   "references and LRU, memcg, swap: only their time, "
+			   "with --fault-work-ns, uncontended");
 	return 0;
 }
 
@@ -332,6 +409,10 @@ static const struct kscale_knob knobs[] = {
 	  "object", kscale_check_bool },
 	{ "size_limit", "0", "pages the internal mount may hold, 0 for "
 	  "unlimited (only stat_lock keeps count)", check_size_limit },
+	{ "fault_work_ns", "0", "ns of the rest of a fault (trap, page tables, "
+	  "PTE, memcg) outside any lock, or auto (a real shared /dev/zero "
+	  "fault minus the upstream model's shmem path, measured)",
+	  kscale_check_ns_or_auto },
 };
 
 KSCALE_MODEL("shmem_fault",

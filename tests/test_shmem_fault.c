@@ -254,6 +254,41 @@ static void test_disjoint_ranges_return_every_block(void **state)
 	assert_int_equal(kscale_warnings(), 0);
 }
 
+/*
+ * lockstat of the superblock stat_lock: 2.6.7 takes it for every new
+ * block (and index page); the seed's nosbinfo takes it on no fault, only
+ * to count the mapping's inode in and out (twice a mapping); 2.6.9 and
+ * today have no superblock books on this mount at all.
+ */
+static void test_stat_lock_takes_per_variant(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct file *file;
+	struct page *page;
+	unsigned long setup, faults, idx;
+	int i;
+
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
+		ops->shm_mount(0);
+		memset(&stat_lock_stat, 0, sizeof(stat_lock_stat));
+		file = ops->shmem_zero_setup(PAGES);
+		setup = stat_lock_stat.acquisitions;
+		for (idx = 0; idx < PAGES; idx++)
+			assert_int_equal(ops->shmem_fault(file, idx, &page), 0);
+		faults = stat_lock_stat.acquisitions - setup;
+		ops->fput(file);
+		if (!strcmp(ops->name, "stat_lock")) {
+			assert_true(faults >= PAGES);
+		} else if (!strcmp(ops->name, "nosbinfo")) {
+			assert_int_equal(faults, 0);
+			assert_int_equal(stat_lock_stat.acquisitions, 2);
+		} else {
+			assert_int_equal(stat_lock_stat.acquisitions, 0);
+		}
+	}
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -267,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_pages_read_back_zero_and_books_balance),
 		cmocka_unit_test(test_enospc_exactly_at_the_limit),
 		cmocka_unit_test(test_racing_faults_share_one_page),
+		cmocka_unit_test(test_stat_lock_takes_per_variant),
 		cmocka_unit_test(test_disjoint_ranges_return_every_block),
 	};
 

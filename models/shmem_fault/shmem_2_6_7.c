@@ -8,7 +8,9 @@
  * stat_lock or mapping->tree_lock).
  *
  * Three variants share this file, as the patches share its code:
- * - stat_lock: 2.6.7 itself, the internal mount keeping block counts;
+ * - stat_lock: 2.6.7 itself, the internal mount keeping block counts
+ *   (the seed was posted against 2.6.8-rc1; its fault path was not
+ *   compared line by line here);
  * - nosbinfo: the seed, SHMEM_NOSBINFO on "dev/zero" inodes skips every
  *   stat_lock / free_blocks / i_blocks update;
  * - no_sbinfo_mount: 2.6.9 ("shmem: no sbinfo for shm mount"), the
@@ -28,8 +30,18 @@
 #include <string.h>
 
 #include "../../lib/kernel/atomic.h"
-#include "../../lib/kernel/spinlock.h"
+#include "../../lib/kernel/spinlock_decb.h"
 #include "shmem_fault.h"
+
+/*
+ * 2.6.7's x86 spinlock was the byte lock (spinlock_decb.h), not the ticket
+ * lock of 2.6.25+: this file keeps the kernel's names for it.
+ */
+#define spinlock_t		decb_spinlock_t
+#define spin_lock_init		decb_spin_lock_init
+#define spin_lock		decb_spin_lock
+#define spin_unlock		decb_spin_unlock
+#define spin_lock_account	decb_spin_lock_account
 
 #define SHMEM_NR_DIRECT		16
 #define ENTRIES_PER_PAGE	(PAGE_SIZE / sizeof(unsigned long))
@@ -99,10 +111,12 @@ struct file {
 
 enum sgp_type { SGP_READ, SGP_CACHE, SGP_WRITE };
 
-static struct super_block shm_sb;	/* shm_mnt->mnt_sb */
-static struct shmem_sb_info shm_sbinfo;
+/* kmalloc()ed apart in the kernel (sget(), shmem_fill_super()): so here. */
+static struct super_block *shm_sb;	/* shm_mnt->mnt_sb */
+static struct shmem_sb_info *shm_sbinfo;
 static bool seed_patch;			/* the seed's SHMEM_NOSBINFO is applied */
-static atomic_long_t vm_committed_space;
+/* mm/mmap.c's global: a line of its own here, other globals beside it there */
+static atomic_long_t vm_committed_space ____cacheline_aligned;
 
 #define SHMEM_I(inode)	((struct shmem_inode_info *)((char *)(inode) - \
 			 offsetof(struct shmem_inode_info, vfs_inode)))
@@ -142,7 +156,7 @@ static void shmem_free_block(struct inode *inode)
 
 	if (!sbinfo)
 		return;
-	spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+	spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 	sbinfo->free_blocks++;
 	inode->i_blocks -= BLOCKS_PER_PAGE;
 	spin_unlock(&sbinfo->stat_lock);
@@ -161,7 +175,7 @@ static void shmem_recalc_inode(struct inode *inode)
 		info->alloced -= freed;
 		if (!sbinfo)
 			return;
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 		sbinfo->free_blocks += freed;
 		inode->i_blocks -= freed * BLOCKS_PER_PAGE;
 		spin_unlock(&sbinfo->stat_lock);
@@ -264,7 +278,7 @@ static swp_entry_t *shmem_swp_alloc(struct shmem_inode_info *info,
 		 * a waste to allocate index if we cannot allocate data.
 		 */
 		if (sbinfo) {
-			spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+			spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 			if (sbinfo->free_blocks <= 1) {
 				spin_unlock(&sbinfo->stat_lock);
 				return ERR_PTR(-ENOSPC);
@@ -330,7 +344,7 @@ static int shmem_charge_block(struct inode *inode)
 
 	if (!sbinfo)
 		return 0;
-	spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+	spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 	if (sbinfo->free_blocks == 0) {
 		spin_unlock(&sbinfo->stat_lock);
 		return -ENOSPC;
@@ -421,7 +435,7 @@ static struct inode *shmem_get_inode(struct super_block *sb)
 	struct shmem_inode_info *info;
 
 	if (sbinfo) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 		if (!sbinfo->free_inodes) {
 			spin_unlock(&sbinfo->stat_lock);
 			return NULL;
@@ -446,7 +460,7 @@ static struct file *shmem_file_setup(const char *name, long long size,
 	struct file *file;
 
 	shmem_acct_size(flags, size);
-	inode = shmem_get_inode(&shm_sb);
+	inode = shmem_get_inode(shm_sb);
 	if (!inode) {
 		shmem_unacct_size(flags, size);
 		return NULL;
@@ -531,7 +545,7 @@ static void shmem_truncate(struct inode *inode)
 	shmem_recalc_inode(inode);
 	spin_unlock(&info->lock);
 	if (sbinfo && freed) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 		sbinfo->free_blocks += freed;
 		inode->i_blocks -= freed * BLOCKS_PER_PAGE;
 		spin_unlock(&sbinfo->stat_lock);
@@ -551,7 +565,7 @@ static void shmem_delete_inode(struct file *file)
 	shmem_truncate(inode);
 	WARN_ON(inode->i_blocks);
 	if (sbinfo) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_wait);
+		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
 		sbinfo->free_inodes++;
 		spin_unlock(&sbinfo->stat_lock);
 	}
@@ -561,19 +575,28 @@ static void shmem_delete_inode(struct file *file)
 	free(file);
 }
 
+static void alloc_shm_sb(void)
+{
+	if (shm_sb)
+		return;
+	shm_sb = aligned_alloc(SMP_CACHE_BYTES, SMP_CACHE_BYTES);
+	shm_sbinfo = aligned_alloc(SMP_CACHE_BYTES, SMP_CACHE_BYTES);
+}
+
 static void shmem_fill_super(unsigned long size_limit)
 {
-	memset(&shm_sbinfo, 0, sizeof(shm_sbinfo));
-	shm_sbinfo.max_blocks = size_limit ? size_limit : (unsigned long)-1;
-	shm_sbinfo.free_blocks = shm_sbinfo.max_blocks;
-	shm_sbinfo.max_inodes = shm_sbinfo.free_inodes = (unsigned long)-1;
-	spin_lock_init(&shm_sbinfo.stat_lock);
+	memset(shm_sbinfo, 0, sizeof(*shm_sbinfo));
+	shm_sbinfo->max_blocks = size_limit ? size_limit : (unsigned long)-1;
+	shm_sbinfo->free_blocks = shm_sbinfo->max_blocks;
+	shm_sbinfo->max_inodes = shm_sbinfo->free_inodes = (unsigned long)-1;
+	spin_lock_init(&shm_sbinfo->stat_lock);
 }
 
 static void mount_stat_lock(unsigned long size_limit)
 {
+	alloc_shm_sb();
 	shmem_fill_super(size_limit);
-	shm_sb.s_fs_info = &shm_sbinfo;
+	shm_sb->s_fs_info = shm_sbinfo;
 	seed_patch = false;
 }
 
@@ -585,18 +608,19 @@ static void mount_nosbinfo(unsigned long size_limit)
 
 static void mount_no_sbinfo(unsigned long size_limit)
 {
-	shm_sb.s_fs_info = NULL;
+	alloc_shm_sb();
+	shm_sb->s_fs_info = NULL;
 	seed_patch = false;
 }
 
 static void sb_stats(struct shmem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (!shm_sb.s_fs_info)
+	if (!shm_sb->s_fs_info)
 		return;
 	st->has_sbinfo = true;
-	st->max_blocks = shm_sbinfo.max_blocks;
-	st->free_blocks = shm_sbinfo.free_blocks;
+	st->max_blocks = shm_sbinfo->max_blocks;
+	st->free_blocks = shm_sbinfo->free_blocks;
 }
 
 static void shmem_stats(struct file *file, struct shmem_stats *st)

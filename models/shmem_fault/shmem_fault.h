@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../../lib/kernel/page_alloc.h"
+#include "../../lib/kernel/spinlock_decb.h"
 
 #define BLOCKS_PER_PAGE	(PAGE_SIZE / 512)
 
@@ -55,7 +56,7 @@ extern const struct shmem_fault_ops shmem_fault_upstream;
 extern const struct shmem_fault_ops *const shmem_fault_variants[];
 extern const int shmem_fault_nr_variants;
 
-/* Cycles this thread waited for the superblock stat_lock. */
-extern __thread uint64_t stat_lock_wait;
+/* This thread's takes of, and waits for, the superblock stat_lock. */
+extern __thread struct lock_class_stats stat_lock_stat;
 
 #endif

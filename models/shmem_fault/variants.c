@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "shmem_fault.h"
 
-__thread uint64_t stat_lock_wait;
+__thread struct lock_class_stats stat_lock_stat;
 
 const struct shmem_fault_ops *const shmem_fault_variants[] = {
 	&shmem_fault_stat_lock,
