@@ -30,7 +30,7 @@
 #include "../models/shmem_fault/shmem_fault.h"
 
 #define MAX_PAGES	(1L << 24)
-#define CALIBRATION_PAGES	1024
+#define CALIBRATION_PAGES	4096
 
 struct fault_run;
 

@@ -7,6 +7,7 @@
  * EROFS while every remount fails.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../lib/harness/process.h"
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../models/mnt_writers/mnt_writers.h"
@@ -375,6 +377,35 @@ static void test_real_bind_mount_rules(void **state)
 	rmdir(dir);
 }
 
+struct as_process {
+	int fd;
+	int ret;
+};
+
+static void *open_as_process(void *arg)
+{
+	struct as_process *p = arg;
+
+	p->ret = thread_as_process();
+	p->fd = open("/dev/null", O_RDONLY);
+	return NULL;
+}
+
+/* The `real` variant's threads: an fd one opens is not another's. */
+static void test_real_threads_have_private_file_tables(void **state)
+{
+	struct as_process *p = calloc(1, sizeof(*p));
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, open_as_process, p), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(p->ret, 0);
+	assert_true(p->fd >= 0);
+	assert_int_equal(fcntl(p->fd, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	free(p);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, CPUS, 2);
@@ -392,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_make_readonly_races_writers),
 		cmocka_unit_test(test_failed_remount_never_refuses_writers),
 		cmocka_unit_test(test_real_bind_mount_rules),
+		cmocka_unit_test(test_real_threads_have_private_file_tables),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

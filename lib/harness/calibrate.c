@@ -27,8 +27,11 @@ double kscale_calibrate(long (*round)(void *arg), void *arg)
 
 	pthread_getaffinity_np(pthread_self(), size, saved);
 	sched_migrate_task(sched_getcpu());
-	if (round(arg) < 0)
-		goto out;
+	t0 = kscale_now_ns();
+	do {
+		if (round(arg) < 0)
+			goto out;
+	} while (kscale_now_ns() - t0 < CALIBRATE_WARMUP_NS);
 	for (i = 0; i < CALIBRATE_ROUNDS; i++) {
 		t0 = kscale_now_ns();
 		ops = round(arg);

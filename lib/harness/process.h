@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * For a `real` variant's thread: what a process of its own would have, a
+ * private file table and private credentials.  Threads share both, and
+ * bounce the file table's lock and the cred's reference count on every
+ * open and close, a cost of threads that a benchmark of processes never
+ * paid.  0, or -errno.
+ */
+#ifndef KSCALE_PROCESS_H
+#define KSCALE_PROCESS_H
+
+int thread_as_process(void);
+
+#endif
