@@ -137,6 +137,14 @@ for b in rows:
     assert ("stat_lock_wait_pct" in b) == has_lock, b["name"]
     if has_lock:
         assert 0 <= b["stat_lock_wait_pct"] < 100, b["name"]
+        # lockstat: 2.6.7 takes it per new block, the seed on no fault,
+        # only twice a mapping (its inode in and out)
+        per_fault = b["stat_lock_per_fault"]
+        pages = int(b["name"].split("pages:")[1].split("/")[0])
+        if variant == "stat_lock":
+            assert per_fault >= 1, b
+        else:
+            assert per_fault <= 2 / pages * 1.001, b
 assert seen == {"stat_lock", "nosbinfo", "no_sbinfo_mount", "upstream",
                 "real", "real_private"}, seen
 PY
@@ -166,6 +174,26 @@ check "shmem_fault: plot" \
 	plot_into "$tmp/shmem-plots" "$tmp/shmem.json" \
 		--metric=faults_per_sec_per_cpu
 check "shmem_fault: plots are PNG files" png_ok "$tmp/shmem-plots"
+fault_work_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["context"]
+real, model = float(ctx["kscale_real_fault_ns"]), float(ctx["kscale_model_fault_ns"])
+work = float(ctx["kscale_fault_work_ns_auto"])
+assert real > model > 0 and abs(work - (real - model)) <= 1, ctx
+rows = {b["name"].split("/")[2]: b for b in doc["benchmarks"]
+        if b["run_type"] == "iteration"}
+# the calibrated work slows the model's fault towards a real one
+assert rows["upstream"]["faults_per_sec_per_cpu"] < 1e9 / work, rows
+PY
+}
+
+check "shmem_fault: --fault-work-ns=auto is calibrated and recorded" \
+	"$build/bench/shmem_fault" --cpus=1 --pages=256 --fault-work-ns=auto \
+	--variants=upstream "${tiny[@]}" --benchmark_out="$tmp/work.json"
+check "shmem_fault: the model's fault takes the real fault's rest" \
+	fault_work_ok "$tmp/work.json"
 check "shmem_fault: a limited mount fails faults, the books still balance" \
 	"$build/bench/shmem_fault" --cpus=2 --pages=512 --size-limit=600 \
 	--variants=stat_lock,upstream "${tiny[@]}" \
