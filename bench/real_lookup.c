@@ -144,6 +144,8 @@ static int lookup_setup(struct kscale_run *run)
 	if (!lr->ops)
 		return real_dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
+	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
+	blk_queue_init(&magic_disk, kscale_knob_long(run, "fs_io_depth"));
 	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
 	for (i = 0; i < lr->nr_dirs; i++)
 		lr->dirs[i] = magic_dir_create(lr->ops);
@@ -187,6 +189,10 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	kscale_set_counter(run, "duplicate_dentries", st.duplicates);
 	if (lr->ops->vfs_scale)
 		kscale_set_counter(run, "in_lookup_waits", sum.in_lookup_waits);
+	if (fs_io_ns)
+		kscale_set_counter(run, "fs_io_queued_pct", 100.0 *
+				   magic_disk.nr_queued /
+				   (magic_disk.nr_reads ? magic_disk.nr_reads : 1));
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
@@ -311,6 +317,16 @@ static int check_dirs(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 1, MAX_DIRS, err, len);
 }
 
+static int check_fs_io_us(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 0, 1000 * 1000, err, len);
+}
+
+static int check_fs_io_depth(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1 << 16, err, len);
+}
+
 static const struct kscale_workload workloads[] = {
 	{
 		.name = "open_by_inode",
@@ -342,6 +358,10 @@ static const struct kscale_knob knobs[] = {
 	  check_dirs },
 	{ "fs_lookup_ns", "0", "ns of filesystem ->lookup() work, or auto "
 	  "(a real tmpfs lookup, measured)", kscale_check_ns_or_auto },
+	{ "fs_io_us", "0", "us a miss's ->lookup() sleeps on a read from the "
+	  "model disk (0: no I/O)", check_fs_io_us },
+	{ "fs_io_depth", "32", "reads the model disk services at once, FIFO "
+	  "beyond", check_fs_io_depth },
 };
 
 KSCALE_MODEL("real_lookup",

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "../lib/harness/kscale.h"
+#include "../lib/kernel/blkdev.h"
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/mutex.h"
 #include "../lib/kernel/percpu.h"
@@ -310,6 +311,59 @@ static void test_scheduling_while_atomic_is_a_bug(void **state)
 	assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+#define IO_TASKS	8
+#define IO_DEPTH	2
+#define IO_NS		20000000ull
+
+struct io_race {
+	struct request_queue q;
+	double wall_ms[IO_TASKS];
+	double cpu_ms[IO_TASKS];
+};
+
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void reader_task(struct test_thread *t)
+{
+	struct io_race *r = t->arg;
+	double wall = test_now_ms(), cpu = thread_cpu_ms();
+
+	blk_read_sync(&r->q, IO_NS);
+	r->wall_ms[t->id] = test_now_ms() - wall;
+	r->cpu_ms[t->id] = thread_cpu_ms() - cpu;
+}
+
+/*
+ * 8 reads of 20 ms on a disk of depth 2, all at once: 6 of them queue, the
+ * last completes after 4 service times, and no reader spins meanwhile.
+ */
+static void test_block_device_depth_fifo_asleep(void **state)
+{
+	struct io_race *r = calloc(1, sizeof(*r));
+	double longest = 0;
+	int i;
+
+	blk_queue_init(&r->q, IO_DEPTH);
+	test_race_tasks(IO_TASKS, test_task_cpus(), reader_task, r);
+	assert_int_equal(r->q.nr_reads, IO_TASKS);
+	assert_int_equal(r->q.nr_queued, IO_TASKS - IO_DEPTH);
+	assert_int_equal(r->q.in_flight, 0);
+	for (i = 0; i < IO_TASKS; i++) {
+		longest = r->wall_ms[i] > longest ? r->wall_ms[i] : longest;
+		assert_true(r->wall_ms[i] >= IO_NS / 1e6 * 0.99);
+		/* asleep, not spinning: a few ms of CPU at most */
+		assert_true(r->cpu_ms[i] < IO_NS / 1e6 / 4);
+	}
+	assert_true(longest >= IO_TASKS / IO_DEPTH * IO_NS / 1e6 * 0.99);
+	free(r);
+}
+
 static void host_sleeper_task(struct test_thread *t)
 {
 	spinlock_t *lock = t->arg;
@@ -370,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_a_bug),
+		cmocka_unit_test(test_block_device_depth_fifo_asleep),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -8,9 +8,10 @@
  * i_rwsem shared and d_alloc_parallel() makes concurrent misses on one
  * name wait for the first.
  *
- * The filesystem is a magic directory whose ->lookup() costs
- * fs_lookup_ns of busy work (ext3 reading an inode, an NFS round trip)
- * and always finds the file.  No d_revalidate(), no permission checks,
+ * The filesystem is a magic directory whose ->lookup() costs fs_lookup_ns
+ * of busy work and, with fs_io_ns, reads the inode from a model block
+ * device (blkdev.h), sleeping until the read completes, as ext3 reading
+ * an inode or an NFS round trip would; it always finds the file.  No d_revalidate(), no permission checks,
  * no path walk around the one component.
  */
 #include <errno.h>
@@ -25,6 +26,8 @@
 
 __thread struct lookup_stats lookup_stats;
 unsigned long fs_lookup_ns;
+unsigned long fs_io_ns;
+struct request_queue magic_disk;
 
 /* Every name in a magic directory is an existing file. */
 static struct inode magic_file_inode;
@@ -32,6 +35,8 @@ static struct inode magic_file_inode;
 static void magic_read_inode_delay(void)
 {
 	ndelay(fs_lookup_ns);
+	if (fs_io_ns)
+		blk_read_sync(&magic_disk, fs_io_ns);
 }
 
 void (*magic_read_inode)(void) = magic_read_inode_delay;

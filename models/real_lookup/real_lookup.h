@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../lib/kernel/blkdev.h"
 #include "dcache.h"
 
 struct lookup_stats {
@@ -37,8 +38,11 @@ extern const struct real_lookup_ops real_lookup_parallel;
 extern const struct real_lookup_ops *const real_lookup_variants[];
 extern const int real_lookup_nr_variants;
 
-/* The filesystem's ->lookup(): this many ns of work, e.g. reading an inode. */
+/* The filesystem's ->lookup(): this many ns of work, e.g. parsing an inode, */
 extern unsigned long fs_lookup_ns;
+/* and with fs_io_ns, a read of that long from the magic disk, asleep. */
+extern unsigned long fs_io_ns;
+extern struct request_queue magic_disk;
 /* What ->lookup() runs: ndelay(fs_lookup_ns), or a test's rendezvous. */
 extern void (*magic_read_inode)(void);
 
