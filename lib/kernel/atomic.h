@@ -43,6 +43,13 @@ typedef struct {
 
 #define atomic_cmpxchg(v, old, new)	cmpxchg(&(v)->counter, (old), (new))
 
+/* x86's locked RMWs are full barriers already; elsewhere, a fence. */
+#if defined(__x86_64__) || defined(__i386__)
+#define smp_mb__after_atomic()	barrier()
+#else
+#define smp_mb__after_atomic()	smp_mb()
+#endif
+
 /* Add a to v unless v was u; non-zero if it added (2.6.26 x86). */
 static inline int atomic_add_unless(atomic_t *v, int a, int u)
 {

@@ -33,10 +33,13 @@ static inline void decb_spin_lock_init(decb_spinlock_t *lock)
 	WRITE_ONCE(lock->lock, 1);
 }
 
-/* `lock; decb`: true if the byte was 1 (we took it). */
+/*
+ * `lock; decb` then `js`: taken unless the byte went negative.  Like the
+ * kernel's, it breaks past 128 waiters, when the byte wraps.
+ */
 static inline bool __decb_try(decb_spinlock_t *lock)
 {
-	return __atomic_sub_fetch(&lock->slock, 1, __ATOMIC_ACQUIRE) == 0;
+	return __atomic_sub_fetch(&lock->slock, 1, __ATOMIC_ACQUIRE) >= 0;
 }
 
 /* The out-of-line LOCK_SECTION: spin reading, then retry. */

@@ -56,6 +56,7 @@ static int mnt_want_write(struct vfsmount *mnt)
 
 	preempt_disable();
 	atomic_inc(&mnt->__mnt_writers);
+	smp_mb__after_atomic();
 	while (READ_ONCE(mnt->mnt_flags) & MNT_WRITE_HOLD)
 		cpu_relax();
 	smp_rmb();

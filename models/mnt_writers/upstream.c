@@ -37,6 +37,7 @@ struct mount {
 	struct vfsmount mnt;
 	struct mnt_pcp __percpu *mnt_pcp;
 	struct mnt_namespace *mnt_ns;	/* containing namespace */
+	int mnt_expiry_mark;		/* true if marked for expiry */
 };
 
 /* The namespace the benchmark's mounts are in: they are never detached. */
@@ -82,11 +83,15 @@ static int mnt_get_count(struct mount *mnt)
 	return count;
 }
 
-/* legitimize_mnt() at the end of an RCU walk: the mount_lock seqcount
- * recheck is left out (no umount runs). */
+/*
+ * __legitimize_mnt() at the end of an RCU walk: the count, the barrier
+ * before the mount_lock recheck; the recheck itself (two reads of a line
+ * only umount writes) is left out.
+ */
 static void mntget(struct vfsmount *m)
 {
 	mnt_add_count(real_mount(m), 1);
+	smp_mb();
 }
 
 /*
@@ -97,6 +102,8 @@ static void mntput(struct vfsmount *m)
 {
 	struct mount *mnt = real_mount(m);
 
+	if (unlikely(READ_ONCE(mnt->mnt_expiry_mark)))
+		WRITE_ONCE(mnt->mnt_expiry_mark, 0);
 	rcu_read_lock();
 	if (likely(READ_ONCE(mnt->mnt_ns))) {
 		mnt_add_count(mnt, -1);
