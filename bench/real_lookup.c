@@ -10,6 +10,10 @@
  * `real` makes the running kernel look up names that are not in its
  * dcache (unique negative lookups, fstatat() -> ENOENT) in one tmpfs
  * directory (--dirs=1) or spread round-robin over --dirs directories.
+ * `fuse_serial` and `fuse_parallel` do the same in the directories of a
+ * FUSE filesystem this process serves (lib/harness/fuse_server.h), whose
+ * LOOKUP costs --fs-lookup-ns and sleeps --fs-io-us: without and with
+ * FUSE_CAP_PARALLEL_DIROPS, the running kernel's own serialised lookups.
  * open_by_handle_at(), which needs no lookup at all, is timed once at
  * start-up where the process is permitted, and the output says when not.
  */
@@ -23,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/harness/fuse_server.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
 #include "../lib/harness/tmpfs.h"
@@ -34,7 +39,8 @@
 #define TIMED_OPS	20000
 
 struct lookup_run {
-	const struct real_lookup_ops *ops;	/* NULL for `real` */
+	const struct real_lookup_ops *ops;	/* NULL for `real`, `fuse_*` */
+	struct fuse_server *fuse;
 	struct dentry **dirs;
 	int *dirfd;
 	int nr_dirs;
@@ -125,6 +131,38 @@ static int real_dirs_open(struct kscale_run *run, struct lookup_run *lr)
 	return 0;
 }
 
+/* A FUSE server for this run, its --dirs directories opened. */
+static int fuse_dirs_open(struct kscale_run *run, struct lookup_run *lr)
+{
+	struct fuse_server_config cfg = {
+		.dirs = lr->nr_dirs,
+		.parallel_dirops = !strcmp(kscale_variant(run), "fuse_parallel"),
+		.io_us = kscale_knob_long(run, "fs_io_us"),
+		.lookup_ns = kscale_knob_ns(run, "fs_lookup_ns",
+					    fs_lookup_auto_ns),
+		.max_threads = run->nr_threads + 2,
+	};
+	char err[160];
+	int i;
+
+	lr->fuse = fuse_server_start(&cfg, err, sizeof(err));
+	if (!lr->fuse)
+		return kscale_fail(run, "%s", err);
+	if (fuse_server_parallel_dirops(lr->fuse) != cfg.parallel_dirops)
+		return kscale_fail(run, "the kernel would not %s parallel "
+				   "lookups", cfg.parallel_dirops ? "grant" :
+				   "drop");
+	for (i = 0; i < lr->nr_dirs; i++) {
+		lr->dirfd[i] = open(fuse_server_dir(lr->fuse, i),
+				    O_RDONLY | O_DIRECTORY);
+		if (lr->dirfd[i] < 0)
+			return kscale_fail(run, "%s: %s",
+					   fuse_server_dir(lr->fuse, i),
+					   strerror(errno));
+	}
+	return 0;
+}
+
 static int lookup_setup(struct kscale_run *run)
 {
 	struct lookup_run *lr = calloc(1, sizeof(*lr));
@@ -141,6 +179,8 @@ static int lookup_setup(struct kscale_run *run)
 	lr->dirfd = calloc(lr->nr_dirs, sizeof(*lr->dirfd));
 	for (i = 0; i < run->nr_threads; i++)
 		run->threads[i].priv = calloc(1, sizeof(struct lookup_thread));
+	if (!strncmp(kscale_variant(run), "fuse_", 5))
+		return fuse_dirs_open(run, lr);
 	if (!lr->ops)
 		return real_dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
@@ -216,6 +256,11 @@ static int lookup_teardown(struct kscale_run *run)
 			magic_dir_destroy(lr->dirs[i]);
 		if (lr->dirfd[i] > 0)
 			close(lr->dirfd[i]);
+	}
+	if (lr->fuse) {
+		kscale_set_counter(run, "fuse_lookups",
+				   fuse_server_lookups(lr->fuse));
+		fuse_server_stop(lr->fuse);
 	}
 	for (i = 0; i < run->nr_threads; i++)
 		free(run->threads[i].priv);
@@ -299,6 +344,11 @@ static int real_lookup_init(const struct kscale_options *o, char *err,
 	kscale_add_context("fs_lookup_ns_auto", "%lu", fs_lookup_auto_ns);
 	if (kscale_variant_selected(o, "real"))
 		report_open_by_handle();
+	if (fuse_server_unavailable()) {
+		kscale_skip_variant(o, "fuse_serial", fuse_server_unavailable());
+		kscale_skip_variant(o, "fuse_parallel",
+				    fuse_server_unavailable());
+	}
 	return 0;
 }
 
@@ -348,6 +398,11 @@ static const struct kscale_variant variants[] = {
 		      "waiters" },
 	{ "real", "the running kernel: unique negative lookups on tmpfs in "
 		  "--dirs directories", .host = true },
+	{ "fuse_serial", "the running kernel on a FUSE filesystem of ours "
+			 "without FUSE_CAP_PARALLEL_DIROPS: LOOKUP under the "
+			 "directory's mutex", .host = true },
+	{ "fuse_parallel", "the same with FUSE_CAP_PARALLEL_DIROPS: lookups "
+			   "in a directory overlap", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {

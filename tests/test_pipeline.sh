@@ -205,18 +205,43 @@ lookup_ok() {
 import json, sys
 rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
         if b["run_type"] == "iteration"]
+doc = json.load(open(sys.argv[1]))
 seen = set()
 for b in rows:
     variant = b["name"].split("/")[2]
     seen.add(variant)
     assert b["lookups_per_sec"] == b["ops_per_sec"] > 0, b["name"]
+    if variant.startswith("fuse_"):
+        # every lookup of a new name reached our server
+        assert b["fuse_lookups"] > 0, b["name"]
+        continue
     if variant == "real":
         continue
     assert 0 <= b["dcache_hit_ratio"] <= 1, b["name"]
     assert 0 <= b["dir_lock_wait_pct"] < 100, b["name"]
     if variant != "immutable":
         assert b["duplicate_dentries"] == 0, b["name"]
-assert seen == {"i_mutex", "sharded", "immutable", "parallel", "real"}, seen
+fuse = {"fuse_serial", "fuse_parallel"}
+assert seen - fuse == {"i_mutex", "sharded", "immutable", "parallel", "real"}, seen
+# FUSE ran, or the context says why not
+assert seen & fuse == fuse or all("kscale_skipped_" + v in doc["context"]
+                                  for v in fuse), seen
+PY
+}
+
+no_fuse_left() {
+	! grep -q kscale-fuse /proc/mounts && ! compgen -G "/tmp/kscale-fuse.*" >/dev/null
+}
+
+io_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+assert rows
+for b in rows:
+    # one read at a time and more tasks than that: some reads queue
+    assert 0 < b["fs_io_queued_pct"] <= 100, b
 PY
 }
 
@@ -225,6 +250,12 @@ check "real_lookup: every variant, low and high hit rate" \
 	--dirs=4 "${tiny[@]}" --benchmark_out="$tmp/lookup.json"
 check "real_lookup: counters, no duplicates where the design forbids them" \
 	lookup_ok "$tmp/lookup.json"
+check "real_lookup: FUSE unmounted, its directory gone" no_fuse_left
+check "real_lookup: lookups sleep on the model disk, depth 1" \
+	"$build/bench/real_lookup" --cpus=all*4 --oversubscribe \
+	--variants=parallel --files=2000 --dcache=200 --fs-io-us=50 \
+	--fs-io-depth=1 "${tiny[@]}" --benchmark_out="$tmp/io.json"
+check "real_lookup: reads queue behind the disk's one slot" io_ok "$tmp/io.json"
 check "real_lookup: compare i_mutex -> parallel" \
 	compare_says "% change" "$tmp/lookup.json" \
 		--before=i_mutex \

@@ -339,6 +339,23 @@ bool kscale_variant_selected(const struct kscale_options *o, const char *name)
 	return false;
 }
 
+void kscale_skip_variant(const struct kscale_options *o, const char *name,
+			 const char *why)
+{
+	const struct kscale_model *m = &kscale_model;
+	char key[96];
+	int i;
+
+	for (i = 0; i < m->nr_variants; i++)
+		if (!strcmp(m->variants[i].name, name) && o->variant_on[i]) {
+			o->variant_on[i] = false;
+			fprintf(stderr, "%s: %s skipped: %s\n", m->name, name,
+				why);
+			snprintf(key, sizeof(key), "skipped_%s", name);
+			kscale_add_context(key, "%s", why);
+		}
+}
+
 int kscale_check_long(const char *value, long min, long max, char *err,
 		      size_t len)
 {

@@ -41,6 +41,9 @@ int options_parse(struct kscale_options *o, const struct kscale_model *m,
 		  int argc, char **argv, char *err, size_t len);
 void options_usage(const struct kscale_model *m);
 void options_list(const struct kscale_model *m);
+/* From init: leave a selected variant out, saying why (stderr, context). */
+void kscale_skip_variant(const struct kscale_options *o, const char *name,
+			 const char *why);
 bool kscale_variant_selected(const struct kscale_options *o,
 			     const char *name);
 int options_select(const char *list, const char *what, const char **names,

@@ -156,8 +156,25 @@ killed_leaves_nothing() {
 	(($? == 128 + 15)) && [[ -z $(ls -A -- "$dir") ]]
 }
 
+# A FUSE run killed at any point leaves no mount point behind.
+fuse_killed_leaves_no_mount() {
+	local pid
+
+	[[ $(id -u) == 0 && -w /dev/fuse ]] || return 0
+	"${bench%/*}/real_lookup" --variants=fuse_serial --cpus=1 --duration=5 \
+		--warmup=0 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	# the mount itself is in the bench's private mount namespace
+	! compgen -G "/tmp/kscale-fuse.*" >/dev/null
+}
+
 test_bench_killed() {
 	check "mnt_writers killed by SIGTERM leaves no file" killed_leaves_nothing
+	check "real_lookup's FUSE run killed by SIGTERM leaves no mount" \
+		fuse_killed_leaves_no_mount
 }
 
 test_help
