@@ -266,6 +266,58 @@ static void test_racing_lookups_keep_one_dentry_per_name(void **state)
 	}
 }
 
+static struct dentry *watched;
+static int refs_in_lookup;
+
+static int children(struct dentry *dir)
+{
+	struct list_head *p;
+	int n = 0;
+
+	for (p = dir->d_subdirs.next; p != &dir->d_subdirs; p = p->next)
+		n++;
+	return n;
+}
+
+/* ->lookup(): the directory's references beyond its children's. */
+static void count_refs(void)
+{
+	refs_in_lookup = atomic_read(&watched->d_count) - children(watched);
+}
+
+/*
+ * Every cached child holds its directory (d_alloc()'s dget(parent)), and
+ * the walk holds it while it looks in it: in ->lookup() the directory has
+ * its own reference and the walk's beyond its children's; afterwards
+ * only its own.
+ */
+static void test_children_and_the_walk_hold_the_directory(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct rcu_thread rcu;
+	unsigned long ino;
+	int i;
+
+	task_start(&rcu);
+	magic_read_inode = count_refs;
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		watched = lt->dir;
+		for (ino = 0; ino < 200; ino++) {
+			refs_in_lookup = 0;
+			dput(lookup(lt, ino));
+			assert_int_equal(refs_in_lookup, 2);
+			assert_int_equal(atomic_read(&lt->dir->d_count),
+					 1 + children(lt->dir));
+		}
+		assert_true(children(lt->dir) > 0);
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -289,6 +341,9 @@ int main(void)
 					  restore_read_inode),
 		cmocka_unit_test(test_eviction_spares_dentries_in_use),
 		cmocka_unit_test(test_hit_ratio_of_a_uniform_draw),
+		cmocka_unit_test_teardown(
+			test_children_and_the_walk_hold_the_directory,
+			restore_read_inode),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,
 			restore_read_inode),

@@ -187,11 +187,13 @@ struct dentry *d_make_root(struct inode *inode)
 	return root;
 }
 
+/* A child holds its parent: dget() in 2.6.32, under d_lock today. */
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 {
 	struct dentry *dentry = __d_alloc(parent, name);
 
 	if (!vfs_scale) {
+		atomic_inc(&parent->d_count);
 		spin_lock(&dcache_lock);
 		list_add(&dentry->d_child, &parent->d_subdirs);
 		nr_dentry++;
@@ -199,6 +201,7 @@ struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 		return dentry;
 	}
 	spin_lock(&parent->d_lock);
+	atomic_inc(&parent->d_count);
 	list_add(&dentry->d_child, &parent->d_subdirs);
 	spin_unlock(&parent->d_lock);
 	__atomic_fetch_add(&nr_dentry, 1, __ATOMIC_RELAXED);
@@ -239,7 +242,16 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *name)
 	return __d_lookup(parent, name);
 }
 
-/* The d_subdirs link goes under dcache_lock, or today the parent's d_lock. */
+/*
+ * The d_subdirs link goes under dcache_lock, or today the parent's
+ * d_lock, and the child's reference on the parent with it.  The parent
+ * (a magic directory, held by the benchmark) never loses its last one.
+ */
+static void d_put_parent(struct dentry *parent)
+{
+	WARN_ON(atomic_add_return(-1, &parent->d_count) <= 0);
+}
+
 static bool d_unlink_child(struct dentry *dentry)
 {
 	struct dentry *parent = dentry->d_parent;
@@ -247,11 +259,13 @@ static bool d_unlink_child(struct dentry *dentry)
 	if (!vfs_scale) {
 		list_del_init(&dentry->d_child);
 		nr_dentry--;
+		d_put_parent(parent);
 		return true;
 	}
 	if (!spin_trylock(&parent->d_lock))
 		return false;
 	list_del_init(&dentry->d_child);
+	d_put_parent(parent);
 	spin_unlock(&parent->d_lock);
 	__atomic_fetch_sub(&nr_dentry, 1, __ATOMIC_RELAXED);
 	return true;
@@ -315,11 +329,13 @@ static void dentry_kill(struct dentry *dentry)
 	if (vfs_scale) {
 		spin_lock(&parent->d_lock);
 		list_del_init(&dentry->d_child);
+		d_put_parent(parent);
 		spin_unlock(&parent->d_lock);
 		__atomic_fetch_sub(&nr_dentry, 1, __ATOMIC_RELAXED);
 	} else {
 		list_del_init(&dentry->d_child);	/* dcache_lock held */
 		nr_dentry--;
+		d_put_parent(parent);
 	}
 	call_rcu(&dentry->d_rcu, d_free);
 }

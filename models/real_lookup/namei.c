@@ -93,16 +93,32 @@ out_unlock:
 	return result;
 }
 
+/*
+ * The walk holds the directory it looks in: __d_lookup() found it in its
+ * own parent (d_lock, d_count++), and path_put() drops it once the child
+ * is found.  One hot line per directory, which sharding spreads.
+ */
+static void walk_hold(struct dentry *dir)
+{
+	spin_lock(&dir->d_lock);
+	atomic_inc(&dir->d_count);
+	spin_unlock(&dir->d_lock);
+}
+
 static struct dentry *do_lookup(struct dentry *parent, const struct qstr *name)
 {
-	struct dentry *dentry = __d_lookup(parent, name);
+	struct dentry *dentry;
 
+	walk_hold(parent);
+	dentry = __d_lookup(parent, name);
 	if (dentry) {
 		lookup_stats.hits++;
-		return dentry;
+	} else {
+		lookup_stats.misses++;
+		dentry = real_lookup(parent, name);
 	}
-	lookup_stats.misses++;
-	return real_lookup(parent, name);
+	dput(parent);
+	return dentry;
 }
 
 static struct dentry *__lookup_slow(const struct qstr *name,
@@ -137,7 +153,11 @@ static struct dentry *lookup_slow(const struct qstr *name, struct dentry *dir)
 	return res;
 }
 
-/* walk_component(): lookup_fast(), then lookup_slow() on a miss. */
+/*
+ * walk_component(): lookup_fast(), then lookup_slow() on a miss.  The RCU
+ * walk holds no reference; a miss leaves it (try_to_unlazy()), which
+ * takes the directory's lockref until the walk moves on.
+ */
 static struct dentry *walk_component(struct dentry *parent,
 				     const struct qstr *name)
 {
@@ -148,7 +168,10 @@ static struct dentry *walk_component(struct dentry *parent,
 		return dentry;
 	}
 	lookup_stats.misses++;
-	return lookup_slow(name, parent);
+	walk_hold(parent);
+	dentry = lookup_slow(name, parent);
+	dput(parent);
+	return dentry;
 }
 
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops)
