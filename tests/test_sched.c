@@ -313,7 +313,7 @@ static void test_scheduling_while_atomic_is_a_bug(void **state)
 
 #define IO_TASKS	8
 #define IO_DEPTH	2
-#define IO_NS		20000000ull
+#define IO_NS		50000000ull
 
 struct io_race {
 	struct request_queue q;
@@ -340,7 +340,7 @@ static void reader_task(struct test_thread *t)
 }
 
 /*
- * 8 reads of 20 ms on a disk of depth 2, all at once: 6 of them queue, the
+ * 8 reads of 50 ms on a disk of depth 2, all at once: 6 of them queue, the
  * last completes after 4 service times, and no reader spins meanwhile.
  */
 static void test_block_device_depth_fifo_asleep(void **state)
@@ -357,8 +357,13 @@ static void test_block_device_depth_fifo_asleep(void **state)
 	for (i = 0; i < IO_TASKS; i++) {
 		longest = r->wall_ms[i] > longest ? r->wall_ms[i] : longest;
 		assert_true(r->wall_ms[i] >= IO_NS / 1e6 * 0.99);
-		/* asleep, not spinning: a few ms of CPU at most */
+#ifndef KSCALE_SANITIZE
+		/*
+		 * Asleep, not spinning: a few ms of CPU at most (not under
+		 * ThreadSanitizer, whose runtime alone took more on CI).
+		 */
 		assert_true(r->cpu_ms[i] < IO_NS / 1e6 / 4);
+#endif
 	}
 	assert_true(longest >= IO_TASKS / IO_DEPTH * IO_NS / 1e6 * 0.99);
 	free(r);
