@@ -185,6 +185,7 @@ static int lookup_setup(struct kscale_run *run)
 		return real_dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
+	icache_init(kscale_knob_long(run, "icache"));
 	blk_queue_init(&magic_disk, kscale_knob_long(run, "fs_io_depth"));
 	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
 	for (i = 0; i < lr->nr_dirs; i++)
@@ -218,6 +219,7 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 		sum.hits += s->hits;
 		sum.misses += s->misses;
 		sum.in_lookup_waits += s->in_lookup_waits;
+		sum.icache_hits += s->icache_hits;
 		sum.lock_wait += s->lock_wait;
 	}
 	dcache_stats(&st);
@@ -229,6 +231,9 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	kscale_set_counter(run, "duplicate_dentries", st.duplicates);
 	if (lr->ops->vfs_scale)
 		kscale_set_counter(run, "in_lookup_waits", sum.in_lookup_waits);
+	if (kscale_knob_long(run, "icache"))
+		kscale_set_counter(run, "icache_hit_ratio", (double)
+				   sum.icache_hits / (sum.misses ? sum.misses : 1));
 	if (fs_io_ns)
 		kscale_set_counter(run, "fs_io_queued_pct", 100.0 *
 				   magic_disk.nr_queued /
@@ -250,6 +255,7 @@ static int lookup_teardown(struct kscale_run *run)
 	if (lr->ops) {
 		model_counters(run, lr);
 		dcache_exit();
+		icache_exit();
 	}
 	for (i = 0; i < lr->nr_dirs; i++) {
 		if (lr->dirs[i])
@@ -362,6 +368,11 @@ static int check_dcache(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 1, 1L << 26, err, len);
 }
 
+static int check_icache(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 0, 1L << 26, err, len);
+}
+
 static int check_dirs(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 1, MAX_DIRS, err, len);
@@ -417,6 +428,8 @@ static const struct kscale_knob knobs[] = {
 	  "model disk (0: no I/O)", check_fs_io_us },
 	{ "fs_io_depth", "32", "reads the model disk services at once, FIFO "
 	  "beyond", check_fs_io_depth },
+	{ "icache", "0", "inodes kept in core: a miss on a name whose inode is "
+	  "there reads nothing (0: every miss reads)", check_icache },
 };
 
 KSCALE_MODEL("real_lookup",

@@ -318,6 +318,58 @@ static void test_children_and_the_walk_hold_the_directory(void **state)
 	rcu_unregister_thread();
 }
 
+static int reads;
+
+static void count_reads(void)
+{
+	reads++;
+}
+
+/*
+ * The inode cache: a name missed in a second directory finds the inode
+ * the first miss read (no second read); past its size the least recently
+ * found inode is read again.
+ */
+static void test_inode_cache_reads_each_inode_once(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *other;
+	struct rcu_thread rcu;
+	char buf[DNAME_INLINE_LEN];
+	struct qstr q;
+	int i;
+
+	task_start(&rcu);
+	magic_read_inode = count_reads;
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		other = magic_dir_create(ops);
+		icache_init(2);
+		reads = 0;
+		dput(lookup(lt, 7));
+		q = name_of(buf, 7);
+		dput(ops->lookup(other, &q));
+		assert_int_equal(reads, 1);
+		dput(lookup(lt, 8));
+		dput(lookup(lt, 9));		/* evicts inode 7 */
+		q = name_of(buf, 7);
+		dput(ops->lookup(other, &q));	/* cached as a dentry: no read */
+		assert_int_equal(reads, 3);
+		dput(lookup(lt, 10));		/* evicts 8 */
+		dput(lookup(lt, 11));		/* evicts 9 */
+		reads = 0;
+		q = name_of(buf, 9);
+		dput(ops->lookup(other, &q));	/* a new dentry, inode gone */
+		assert_int_equal(reads, 1);
+		icache_exit();
+		teardown_variant(lt);
+		magic_dir_destroy(other);
+	}
+	rcu_unregister_thread();
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -343,6 +395,9 @@ int main(void)
 		cmocka_unit_test(test_hit_ratio_of_a_uniform_draw),
 		cmocka_unit_test_teardown(
 			test_children_and_the_walk_hold_the_directory,
+			restore_read_inode),
+		cmocka_unit_test_teardown(
+			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,

@@ -16,6 +16,7 @@ struct lookup_stats {
 	unsigned long hits;		/* found by __d_lookup() */
 	unsigned long misses;		/* went to the slow path */
 	unsigned long in_lookup_waits;	/* 4.7+: waited for another's lookup */
+	unsigned long icache_hits;	/* misses whose inode was in core */
 	uint64_t lock_wait;		/* cycles in the directory lock's slow path */
 };
 
@@ -45,6 +46,15 @@ extern unsigned long fs_io_ns;
 extern struct request_queue magic_disk;
 /* What ->lookup() runs: ndelay(fs_lookup_ns), or a test's rendezvous. */
 extern void (*magic_read_inode)(void);
+
+/*
+ * The in-core inode cache (inode.c): at most max_inodes, 0 for none (every
+ * miss reads its inode).  magic_iget() runs read_inode() only for an inode
+ * not in core, and makes concurrent readers of one wait for the first.
+ */
+void icache_init(unsigned long max_inodes);
+void icache_exit(void);
+void magic_iget(unsigned long ino, void (*read_inode)(void));
 
 /* A magic directory: its inode and its dentry. */
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops);
