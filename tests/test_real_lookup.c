@@ -318,6 +318,35 @@ static void test_children_and_the_walk_hold_the_directory(void **state)
 	rcu_unregister_thread();
 }
 
+/*
+ * Pruning: 2.6.32 prunes as soon as the LRU passes its limit; today the
+ * shrinker prunes a batch at a time, so 10 past the limit are still there
+ * (and a retained dentry's last dput took no LRU lock).
+ */
+static void test_pruning_at_once_then_in_batches(void **state)
+{
+	const unsigned long dcache = 256;
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dcache_stats st;
+	struct rcu_thread rcu;
+	unsigned long ino;
+	int i;
+
+	task_start(&rcu);
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, dcache);
+		for (ino = 0; ino < dcache + 10; ino++)
+			dput(lookup(lt, ino));
+		dcache_stats(&st);
+		assert_int_equal(st.nr_dentry,
+				 ops->vfs_scale ? dcache + 10 : dcache);
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
 static int reads;
 
 static void count_reads(void)
@@ -399,6 +428,7 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
+		cmocka_unit_test(test_pruning_at_once_then_in_batches),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,
 			restore_read_inode),

@@ -9,8 +9,12 @@
  * LRU's own lock; and 4.7's d_alloc_parallel() with its in-lookup hash.
  *
  * Departures: the cache is bounded by the length of the LRU of unused
- * dentries, pruned inline when a dput() makes it too long (the kernel
- * prunes from a shrinker under memory pressure); d_count is an atomic_t
+ * dentries, pruned by the dput() that makes it too long (2.6.32: at once;
+ * today: a shrinker's batch at a time, SHRINK_BATCH around the limit, so
+ * that it holds the limit on average)
+ * where the kernel prunes from a shrinker under memory pressure; today's
+ * lockless fast_dput() of a retained dentry is not modelled (d_count and
+ * d_lock are two words here, one lockref there); d_count is an atomic_t
  * in both eras (today's lockref takes the same cache line); lookups
  * take d_lock in both eras (today's __d_lookup_rcu compares under a
  * seqcount instead); there are no renames, so d_lookup() needs no
@@ -24,6 +28,8 @@
 #include "dcache.h"
 
 #define GOLDEN_RATIO_PRIME	0x9e37fffffffc0001UL
+/* Today the shrinker prunes SHRINK_BATCH at a time. */
+#define SHRINK_BATCH		128
 #define IN_LOOKUP_SHIFT		10
 
 spinlock_t dcache_lock = __SPIN_LOCK_UNLOCKED;
@@ -276,12 +282,12 @@ static bool d_unlink_child(struct dentry *dentry)
  * second chance, busy ones leave the LRU.  LRU lock held (dcache_lock in
  * 2.6.32); lock order d_lock -> LRU, hence the trylock.
  */
-static void prune_dcache(void)
+static void prune_dcache(unsigned long target)
 {
 	struct dentry *dentry;
 	unsigned long scan = 2 * nr_unused;
 
-	while (nr_unused > max_unused && scan--) {
+	while (nr_unused > target && scan--) {
 		dentry = list_last_entry(&dentry_lru, struct dentry, d_lru);
 		if (!spin_trylock(&dentry->d_lock)) {
 			list_move(&dentry->d_lru, &dentry_lru);
@@ -307,7 +313,24 @@ static void prune_dcache(void)
 	}
 }
 
-/* d_lock held: the last reference is gone. */
+/*
+ * Today's retain_dentry(), d_lock held: LRU fodder.  The LRU lock only to
+ * join the LRU, not referenced yet; a dentry already on it is marked
+ * referenced, which needs only d_lock.
+ */
+static void retain_dentry(struct dentry *dentry)
+{
+	if (unlikely(list_empty(&dentry->d_lru))) {
+		spin_lock(&lru_lock);
+		list_add(&dentry->d_lru, &dentry_lru);
+		nr_unused++;
+		spin_unlock(&lru_lock);
+	} else if (unlikely(!(dentry->d_flags & DCACHE_REFERENCED))) {
+		dentry->d_flags |= DCACHE_REFERENCED;
+	}
+}
+
+/* 2.6.32, d_lock held: the last reference is gone. */
 static void dentry_lru_add(struct dentry *dentry)
 {
 	dentry->d_flags |= DCACHE_REFERENCED;
@@ -351,7 +374,7 @@ void dput(struct dentry *dentry)
 			spin_lock(&dentry->d_lock);
 			dentry_lru_add(dentry);
 			spin_unlock(&dentry->d_lock);
-			prune_dcache();
+			prune_dcache(max_unused);
 		}
 		spin_unlock(&dcache_lock);
 		return;
@@ -363,11 +386,14 @@ void dput(struct dentry *dentry)
 		dentry_kill(dentry);
 		return;
 	}
-	spin_lock(&lru_lock);
-	dentry_lru_add(dentry);
+	retain_dentry(dentry);
 	spin_unlock(&dentry->d_lock);
-	prune_dcache();
-	spin_unlock(&lru_lock);
+	if (unlikely(READ_ONCE(nr_unused) > max_unused + SHRINK_BATCH / 2)) {
+		spin_lock(&lru_lock);
+		prune_dcache(max_unused > SHRINK_BATCH / 2 ?
+			     max_unused - SHRINK_BATCH / 2 : 0);
+		spin_unlock(&lru_lock);
+	}
 }
 
 static unsigned long in_lookup_index(struct dentry *parent, unsigned int hash)
