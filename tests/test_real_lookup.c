@@ -347,6 +347,42 @@ static void test_pruning_at_once_then_in_batches(void **state)
 	rcu_unregister_thread();
 }
 
+/*
+ * fast_dput(): today the last dput() of a dentry that stays cached
+ * (hashed, on the LRU, referenced) takes no d_lock, nor a lock-free
+ * not-last one; 2.6.32 took it to put the dentry back on the LRU.
+ * Counted by the ticket lock's head, which each unlock advances.
+ */
+static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *d;
+	struct rcu_thread rcu;
+	uint16_t head;
+	int i, n;
+
+	task_start(&rcu);
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		for (n = 0; n < 2; n++)		/* onto the LRU, then referenced */
+			dput(lookup(lt, 5));
+		d = lookup(lt, 5);
+		head = d->d_lock.tickets.head;
+		dput(d);
+#ifdef KSCALE_SANITIZE
+		/* the lockless check is left out under ThreadSanitizer */
+		assert_int_equal((uint16_t)(d->d_lock.tickets.head - head), 1);
+#else
+		assert_int_equal((uint16_t)(d->d_lock.tickets.head - head),
+				 ops->vfs_scale ? 0 : 1);
+#endif
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
 static int reads;
 
 static void count_reads(void)
@@ -429,6 +465,7 @@ int main(void)
 			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
 		cmocka_unit_test(test_pruning_at_once_then_in_batches),
+		cmocka_unit_test(test_last_dput_of_a_cached_dentry_takes_no_lock),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,
 			restore_read_inode),

@@ -12,9 +12,7 @@
  * dentries, pruned by the dput() that makes it too long (2.6.32: at once;
  * today: a shrinker's batch at a time, SHRINK_BATCH around the limit, so
  * that it holds the limit on average)
- * where the kernel prunes from a shrinker under memory pressure; today's
- * lockless fast_dput() of a retained dentry is not modelled (d_count and
- * d_lock are two words here, one lockref there); d_count is an atomic_t
+ * where the kernel prunes from a shrinker under memory pressure; d_count is an atomic_t
  * in both eras (today's lockref takes the same cache line); lookups
  * take d_lock in both eras (today's __d_lookup_rcu compares under a
  * seqcount instead); there are no renames, so d_lookup() needs no
@@ -43,7 +41,18 @@ static unsigned long max_unused;
 /* sb->s_dentry_lru: dcache_lock in 2.6.32, its own lock (list_lru) today */
 static struct list_head dentry_lru = LIST_HEAD_INIT(dentry_lru);
 static spinlock_t lru_lock = __SPIN_LOCK_UNLOCKED;
+/* LRU length: changed under the LRU lock, read without it by dput() */
 static unsigned long nr_unused;
+
+static void nr_unused_add(long n)
+{
+	__atomic_fetch_add(&nr_unused, n, __ATOMIC_RELAXED);
+}
+
+static unsigned long nr_unused_read(void)
+{
+	return __atomic_load_n(&nr_unused, __ATOMIC_RELAXED);
+}
 static long nr_dentry;
 static unsigned long nr_duplicates;
 
@@ -82,7 +91,8 @@ void dcache_init(unsigned long max_dentries, bool scale)
 		spin_lock_init(&in_lookup_locks[i]);
 	}
 	INIT_LIST_HEAD(&dentry_lru);
-	nr_unused = nr_duplicates = 0;
+	nr_duplicates = 0;
+	__atomic_store_n(&nr_unused, 0, __ATOMIC_RELAXED);
 	nr_dentry = 0;
 	max_unused = max_dentries;
 	vfs_scale = scale;
@@ -285,9 +295,9 @@ static bool d_unlink_child(struct dentry *dentry)
 static void prune_dcache(unsigned long target)
 {
 	struct dentry *dentry;
-	unsigned long scan = 2 * nr_unused;
+	unsigned long scan = 2 * nr_unused_read();
 
-	while (nr_unused > target && scan--) {
+	while (nr_unused_read() > target && scan--) {
 		dentry = list_last_entry(&dentry_lru, struct dentry, d_lru);
 		if (!spin_trylock(&dentry->d_lock)) {
 			list_move(&dentry->d_lru, &dentry_lru);
@@ -295,13 +305,13 @@ static void prune_dcache(unsigned long target)
 		}
 		if (atomic_read(&dentry->d_count)) {
 			list_del_init(&dentry->d_lru);
-			nr_unused--;
+			nr_unused_add(-1);
 		} else if (dentry->d_flags & DCACHE_REFERENCED) {
 			dentry->d_flags &= ~DCACHE_REFERENCED;
 			list_move(&dentry->d_lru, &dentry_lru);
 		} else if (d_unlink_child(dentry)) {
 			list_del_init(&dentry->d_lru);
-			nr_unused--;
+			nr_unused_add(-1);
 			__d_drop(dentry);
 			spin_unlock(&dentry->d_lock);
 			call_rcu(&dentry->d_rcu, d_free);
@@ -323,11 +333,70 @@ static void retain_dentry(struct dentry *dentry)
 	if (unlikely(list_empty(&dentry->d_lru))) {
 		spin_lock(&lru_lock);
 		list_add(&dentry->d_lru, &dentry_lru);
-		nr_unused++;
+		nr_unused_add(1);
 		spin_unlock(&lru_lock);
 	} else if (unlikely(!(dentry->d_flags & DCACHE_REFERENCED))) {
 		dentry->d_flags |= DCACHE_REFERENCED;
 	}
+}
+
+/*
+ * lockref_put_return(): the count less one by cmpxchg on the whole word,
+ * only while the lock is free; -1 if it was held.
+ */
+static int lockref_put_return(struct dentry *dentry)
+{
+	uint64_t old = __atomic_load_n(&dentry->d_lockref, __ATOMIC_RELAXED);
+	uint32_t lock;
+
+	for (;;) {
+		lock = (uint32_t)old;
+		if ((uint16_t)lock != (uint16_t)(lock >> TICKET_SHIFT))
+			return -1;
+		if (__atomic_compare_exchange_n(&dentry->d_lockref, &old,
+						old - (1ull << 32), false,
+						__ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return (int)(old >> 32) - 1;
+	}
+}
+
+/*
+ * fast_dput() (4.2+): drop the reference without d_lock where the lock is
+ * free; a last one needs no lock either if the dentry stays as it is,
+ * hashed, on the LRU and referenced.  Returns true when done; false with
+ * d_lock held and the count 0.  The dentry cannot be freed meanwhile: we
+ * are inside an RCU read-side section (QSBR: until our next quiescent
+ * state), and dentries are freed through call_rcu().
+ */
+static bool fast_dput(struct dentry *dentry)
+{
+	int ret = lockref_put_return(dentry);
+
+	if (unlikely(ret < 0)) {
+		spin_lock(&dentry->d_lock);
+		if (atomic_add_return(-1, &dentry->d_count))
+			goto unlock;
+		goto locked;
+	}
+	if (ret)
+		return true;
+#ifndef KSCALE_SANITIZE
+	/*
+	 * The kernel's lockless read of flags written under d_lock; under
+	 * ThreadSanitizer the locked path below decides instead.
+	 */
+	if ((READ_ONCE(dentry->d_flags) & DCACHE_REFERENCED) &&
+	    !list_empty(&dentry->d_lru) && !d_unhashed(dentry))
+		return true;
+#endif
+	spin_lock(&dentry->d_lock);
+locked:
+	if (!atomic_read(&dentry->d_count))
+		return false;
+unlock:
+	spin_unlock(&dentry->d_lock);
+	return true;
 }
 
 /* 2.6.32, d_lock held: the last reference is gone. */
@@ -337,7 +406,7 @@ static void dentry_lru_add(struct dentry *dentry)
 	if (!list_empty(&dentry->d_lru))
 		return;
 	list_add(&dentry->d_lru, &dentry_lru);
-	nr_unused++;
+	nr_unused_add(1);
 }
 
 /*
@@ -379,7 +448,7 @@ void dput(struct dentry *dentry)
 		spin_unlock(&dcache_lock);
 		return;
 	}
-	if (!atomic_dec_and_lock(&dentry->d_count, &dentry->d_lock))
+	if (fast_dput(dentry))
 		return;
 	if (d_unhashed(dentry)) {
 		spin_unlock(&dentry->d_lock);
@@ -388,7 +457,7 @@ void dput(struct dentry *dentry)
 	}
 	retain_dentry(dentry);
 	spin_unlock(&dentry->d_lock);
-	if (unlikely(READ_ONCE(nr_unused) > max_unused + SHRINK_BATCH / 2)) {
+	if (unlikely(nr_unused_read() > max_unused + SHRINK_BATCH / 2)) {
 		spin_lock(&lru_lock);
 		prune_dcache(max_unused > SHRINK_BATCH / 2 ?
 			     max_unused - SHRINK_BATCH / 2 : 0);

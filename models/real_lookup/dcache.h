@@ -38,9 +38,15 @@ struct inode {
 };
 
 struct dentry {
-	atomic_t d_count;
+	/* today's lockref: lock and count in one word, for fast_dput() */
+	union {
+		uint64_t d_lockref;
+		struct {
+			spinlock_t d_lock;	/* per dentry lock */
+			atomic_t d_count;
+		};
+	};
 	unsigned int d_flags;		/* protected by d_lock */
-	spinlock_t d_lock;		/* per dentry lock */
 	struct inode *d_inode;		/* Where the name belongs to - NULL is
 					 * negative */
 	struct hlist_node d_hash;	/* lookup hash list */
