@@ -339,6 +339,20 @@ bool kscale_variant_selected(const struct kscale_options *o, const char *name)
 	return false;
 }
 
+bool kscale_knob_has_value(const struct kscale_options *o, const char *knob,
+			   const char *value)
+{
+	const struct kscale_model *m = &kscale_model;
+	int i, j;
+
+	for (i = 0; i < m->nr_knobs; i++)
+		if (!strcmp(m->knobs[i].name, knob))
+			for (j = 0; j < o->knobs[i].nr; j++)
+				if (!strcmp(o->knobs[i].value[j], value))
+					return true;
+	return false;
+}
+
 void kscale_skip_variant(const struct kscale_options *o, const char *name,
 			 const char *why)
 {

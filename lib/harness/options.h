@@ -41,6 +41,9 @@ int options_parse(struct kscale_options *o, const struct kscale_model *m,
 		  int argc, char **argv, char *err, size_t len);
 void options_usage(const struct kscale_model *m);
 void options_list(const struct kscale_model *m);
+/* From init: whether any run will take this value of the knob. */
+bool kscale_knob_has_value(const struct kscale_options *o, const char *knob,
+			   const char *value);
 /* From init: leave a selected variant out, saying why (stderr, context). */
 void kscale_skip_variant(const struct kscale_options *o, const char *name,
 			 const char *why);
