@@ -233,7 +233,8 @@ PY
 }
 
 no_fuse_left() {
-	! grep -q kscale-fuse /proc/mounts && ! compgen -G "/tmp/kscale-fuse.*" >/dev/null
+	! grep -q "$tmp/kscale-fuse" /proc/mounts &&
+		! compgen -G "$tmp/kscale-fuse.*" >/dev/null
 }
 
 io_ok() {
@@ -249,8 +250,8 @@ PY
 }
 
 check "real_lookup: every variant, low and high hit rate" \
-	"$build/bench/real_lookup" --cpus=1,2 --files=2000 --dcache=200,1800 \
-	--dirs=4 "${tiny[@]}" --benchmark_out="$tmp/lookup.json"
+	env TMPDIR="$tmp" "$build/bench/real_lookup" --cpus=1,2 --files=2000 \
+	--dcache=200,1800 --dirs=4 "${tiny[@]}" --benchmark_out="$tmp/lookup.json"
 check "real_lookup: counters, no duplicates where the design forbids them" \
 	lookup_ok "$tmp/lookup.json"
 check "real_lookup: FUSE unmounted, its directory gone" no_fuse_left

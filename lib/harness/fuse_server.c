@@ -25,6 +25,7 @@
 #include "fuse_server.h"
 
 #define MAX_MOUNTS	4
+#define MNT_LEN		256
 #define ROOT_INO	FUSE_ROOT_ID
 #define DIR_INO(i)	((uint64_t)(i) + 2)
 #define BUF_SIZE	(FUSE_MIN_READ_BUFFER + 65536)
@@ -37,8 +38,8 @@ struct fuse_server {
 	int nr_threads;
 	bool granted;			/* FUSE_PARALLEL_DIROPS in effect */
 	unsigned long lookups;
-	char mnt[64];
-	char (*dir)[80];
+	char mnt[MNT_LEN];
+	char (*dir)[MNT_LEN + 16];
 	int slot;
 };
 
@@ -46,7 +47,7 @@ struct fuse_server {
  * Mount points to undo from a signal handler, fixed storage: a slot is
  * claimed once its directory exists, mounted once the mount is.
  */
-static char mounts[MAX_MOUNTS][64];
+static char mounts[MAX_MOUNTS][MNT_LEN];
 static volatile sig_atomic_t claimed[MAX_MOUNTS], mounted[MAX_MOUNTS];
 
 static void unmount_all(void)
@@ -198,6 +199,7 @@ static void *serve(void *arg)
 static int claim_slot(struct fuse_server *fs)
 {
 	static bool undo_registered;
+	const char *tmp;
 	int i;
 
 	for (i = 0; i < MAX_MOUNTS && claimed[i]; i++)
@@ -209,7 +211,12 @@ static int claim_slot(struct fuse_server *fs)
 		undo_registered = true;
 	}
 	fs->slot = i;
-	strcpy(fs->mnt, "/tmp/kscale-fuse.XXXXXX");
+	tmp = getenv("TMPDIR");
+	if (snprintf(fs->mnt, sizeof(fs->mnt), "%s/kscale-fuse.XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(fs->mnt)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	if (!mkdtemp(fs->mnt))
 		return -1;
 	memcpy(mounts[i], fs->mnt, sizeof(mounts[i]));

@@ -6,6 +6,7 @@
  * takes the directory's fuse inode mutex around every LOOKUP, as 2.6's
  * real_lookup() took i_mutex; with it, lookups in a directory overlap.
  *
+ * It is mounted on $TMPDIR/kscale-fuse.XXXXXX (/tmp without TMPDIR).
  * The root holds directories d000 .. dNNN; a LOOKUP in one of them costs
  * lookup_ns of CPU, sleeps io_us, and answers ENOENT, so nothing is cached
  * and every lookup of a new name reaches the server.  The mount is undone

@@ -161,14 +161,14 @@ fuse_killed_leaves_no_mount() {
 	local pid
 
 	[[ $(id -u) == 0 && -w /dev/fuse ]] || return 0
-	"${bench%/*}/real_lookup" --variants=fuse_serial --cpus=1 --duration=5 \
-		--warmup=0 >/dev/null 2>&1 &
+	TMPDIR=$tmp "${bench%/*}/real_lookup" --variants=fuse_serial --cpus=1 \
+		--duration=5 --warmup=0 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
 	kill -TERM "$pid"
 	wait "$pid"
 	# the mount itself is in the bench's private mount namespace
-	! compgen -G "/tmp/kscale-fuse.*" >/dev/null
+	! compgen -G "$tmp/kscale-fuse.*" >/dev/null
 }
 
 test_bench_killed() {
