@@ -314,19 +314,31 @@ static bool sleep_until_woken(struct task_struct *p,
 	return true;
 }
 
-/* try_to_wake_up(): 1 if p was not running. */
+/*
+ * try_to_wake_up(): 1 if p was not running.  A sleeper is queued on its
+ * rq before it can see TASK_RUNNING (TASK_WAKING meanwhile), so it cannot
+ * run, leave the window and drop its rq while the waker still uses them.
+ */
 int wake_up_process(struct task_struct *p)
 {
-	uint32_t old = __atomic_exchange_n(&p->state, TASK_RUNNING,
-					   __ATOMIC_SEQ_CST);
+	uint32_t old = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
+	struct rq *rq;
 
-	if (old == TASK_RUNNING)
-		return 0;
-	if (old & TASK_ASLEEP) {
-		if (p->rq)
-			activate_task(p->rq);
-		futex(&p->state, FUTEX_WAKE, 1, NULL);
-	}
+	do {
+		if (old == TASK_RUNNING || old == TASK_WAKING)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&p->state, &old,
+					      old & TASK_ASLEEP ? TASK_WAKING :
+								  TASK_RUNNING,
+					      false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_SEQ_CST));
+	if (!(old & TASK_ASLEEP))
+		return 1;
+	rq = READ_ONCE(p->rq);
+	if (rq)
+		activate_task(rq);
+	__atomic_store_n(&p->state, TASK_RUNNING, __ATOMIC_SEQ_CST);
+	futex(&p->state, FUTEX_WAKE, 1, NULL);
 	return 1;
 }
 

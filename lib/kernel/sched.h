@@ -38,6 +38,7 @@
 #define TASK_RUNNING		0
 #define TASK_UNINTERRUPTIBLE	2
 #define TASK_ASLEEP		0x100	/* in schedule(): taken off its rq */
+#define TASK_WAKING		0x200	/* being queued by its waker */
 
 /* Host SCHED_FIFO priorities: tasks, the timer "interrupt", the harness. */
 #define SCHED_PRIO_TASK		1
@@ -78,9 +79,15 @@ static inline bool need_resched(void)
 	return rq && unlikely(READ_ONCE(rq->need_resched));
 }
 
+/*
+ * smp_store_mb(): the condition re-read after it must not be loaded
+ * before the store is visible (a seq_cst store alone lets a later plain
+ * load pass it off x86).
+ */
 static inline void set_current_state(uint32_t state)
 {
-	__atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&current->state, state, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 #define __set_current_state(s)	WRITE_ONCE(current->state, (s))
