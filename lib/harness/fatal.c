@@ -6,7 +6,7 @@
 
 #include "fatal.h"
 
-#define MAX_UNDO	4
+#define MAX_UNDO	8
 
 static void (*undos[MAX_UNDO])(void);
 static volatile sig_atomic_t nr_undos;

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define KB_MAX_COUNTERS	16
+#define KB_MAX_COUNTERS	48
 
 struct kb_counter {
 	const char *name;

@@ -31,7 +31,7 @@ struct kscale_thread {
 	clockid_t cputime;		/* its CPU-time clock */
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
-#define KSCALE_MAX_COUNTERS	16
+#define KSCALE_MAX_COUNTERS	48
 
 struct kscale_counter {
 	const char *name;

@@ -74,7 +74,7 @@ static void set_counters(struct kscale_bench *b, const struct snapshot *start,
 {
 	struct kscale_run *run = &b->run;
 	double total = 0, min = -1, max = 0, d;
-	double cpu_min = -1, cpu_max = 0, c;
+	double cpu_min = -1, cpu_max = 0, c, cpu = 0;
 	int i;
 
 	for (i = 0; i < run->nr_threads; i++) {
@@ -83,6 +83,7 @@ static void set_counters(struct kscale_bench *b, const struct snapshot *start,
 		min = min < 0 || d < min ? d : min;
 		max = d > max ? d : max;
 		c = end[i].cputime - start[i].cputime;
+		cpu += c;
 		cpu_min = cpu_min < 0 || c < cpu_min ? c : cpu_min;
 		cpu_max = c > cpu_max ? c : cpu_max;
 	}
@@ -91,6 +92,8 @@ static void set_counters(struct kscale_bench *b, const struct snapshot *start,
 			   total / b->window / b->nr_distinct_cpus);
 	kscale_set_counter(run, "fairness", min_over_max(min, max));
 	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
+	kscale_set_counter(run, "cpu_busy_pct",
+			   100 * cpu / b->window / b->nr_distinct_cpus);
 }
 
 /* A stuck run cannot be torn down: name the threads, leave. */
@@ -257,6 +260,9 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	pthread_barrier_wait(&b->window_met);
 }
 
+_Static_assert(KB_MAX_COUNTERS >= KSCALE_MAX_COUNTERS,
+	       "Google Benchmark's side must hold every counter");
+
 static void run_finish(struct kscale_bench *b, struct kb_result *res)
 {
 	struct kscale_run *run = &b->run;
@@ -338,8 +344,11 @@ void kscale_set_counter(struct kscale_run *run, const char *name, double v)
 	for (i = 0; i < run->nr_counters; i++)
 		if (!strcmp(run->counters[i].name, name))
 			break;
-	if (i == KSCALE_MAX_COUNTERS)
+	if (i == KSCALE_MAX_COUNTERS) {
+		kscale_fail(run, "counter %s: more than %d counters", name,
+			    KSCALE_MAX_COUNTERS);
 		return;
+	}
 	run->counters[i].name = name;
 	run->counters[i].value = v;
 	if (i == run->nr_counters)
