@@ -5,76 +5,104 @@
  * NVDIMM), --rwmixread percent reads, with fio's option names.
  *
  * The I/O path is v4.6 XFS on DAX, where the contended rwsem is the
- * inode's ILOCK: a read takes the IOLOCK shared and the ILOCK shared to
- * map blocks (xfs_ilock_data_map_shared), then copies; a write takes the
- * IOLOCK shared (4.6 sends an aligned DAX write through
- * xfs_file_dio_aio_write(); --iolock-write=exclusive for later kernels),
- * the ILOCK exclusive to update the file time
+ * inode's ILOCK: a read takes the IOLOCK shared, then dax_do_io() counts
+ * the I/O in i_dio_count and maps the blocks under the ILOCK shared
+ * (__xfs_get_blocks -> xfs_bmapi_read, --map-ns of work), then copies; a
+ * write takes the IOLOCK shared (4.6 sends an aligned DAX write through
+ * xfs_file_dio_aio_write(); --iolock-write=exclusive for the buffered
+ * path of today's kernels), the ILOCK exclusive to update the file time
  * (file_update_time -> xfs_vn_update_time, a transaction modelled as
- * --update-time-ns of work), the ILOCK shared to map blocks, then copies.
- * Both locks are the variant's rw_semaphore, or glibc's
- * pthread_rwlock_t.  The rest of an I/O (the syscall, the VFS, fio's own
- * work) is --io-path-ns of uncontended work; `auto` measures a real 4 KiB
- * pread/pwrite on tmpfs.  `fio` runs the real fio with the same job on a
- * tmpfs file.
+ * --update-time-ns of work), then maps and copies as a read does.  Both
+ * locks are the variant's rw_semaphore, or glibc's pthread_rwlock_t.
+ * The rest of an I/O (the syscall, the VFS, fio's own work) is
+ * --io-path-ns of uncontended work.  `fio` and `fio_xfs` run the real
+ * fio with the same job (lib/harness/fio.h), on tmpfs and on a fresh XFS
+ * (lib/harness/xfs_loop.h).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../lib/harness/calibrate.h"
+#include "../lib/harness/fio.h"
 #include "../lib/harness/kscale.h"
+#include "../lib/harness/options.h"
 #include "../lib/harness/tmpfs.h"
+#include "../lib/harness/xfs_loop.h"
 #include "../lib/kernel/delay.h"
 #include "../models/rwsem/rwsem.h"
+
+/*
+ * Offsets in v4.6's struct xfs_inode: i_lock after i_mount .. i_itemp,
+ * i_iolock 40 bytes on (the counts of both in one cache line);
+ * i_vnode.i_dio_count about 690 bytes in (config-dependent; estimated).
+ */
+#define XFS_I_LOCK_OFFSET	144
+#define XFS_I_DIO_COUNT_OFFSET	692
 
 #define XFS_IOLOCK_EXCL		(1 << 0)
 #define XFS_IOLOCK_SHARED	(1 << 1)
 #define XFS_ILOCK_EXCL		(1 << 2)
 #define XFS_ILOCK_SHARED	(1 << 3)
 
-extern char **environ;
+/* A sparse file in /dev/shm: room for fio's largest --size, twice. */
+#define XFS_LOOP_SIZE		(32UL << 30)
 
+typedef struct {
+	struct rw_semaphore mr_lock;
+} mrlock_t;
+
+/*
+ * v4.6 struct xfs_inode (x86_64, no lockdep, no XFS_DEBUG), cache-line
+ * aligned as xfs_inode_zone (KM_ZONE_HWALIGN) allocates it: the fields
+ * the I/O path does not touch are padding here.
+ */
 struct xfs_inode {
-	struct rw_semaphore i_iolock;	/* mrlock_t */
-	struct rw_semaphore i_lock;	/* mrlock_t: the ILOCK */
+	char i_mount_to_itemp[XFS_I_LOCK_OFFSET];
+	mrlock_t i_lock;		/* inode lock */
+	mrlock_t i_iolock;		/* inode IO lock */
+	char i_mmaplock_to_vnode[XFS_I_DIO_COUNT_OFFSET - XFS_I_LOCK_OFFSET -
+				 2 * sizeof(mrlock_t)];
+	atomic_t i_dio_count;		/* i_vnode.i_dio_count */
+} ____cacheline_aligned;
+
+_Static_assert(sizeof(struct rw_semaphore) == 40,
+	       "struct rw_semaphore is 40 bytes in v4.6");
+
+struct fio_run {
+	struct xfs_inode *ip;
 	pthread_rwlock_t pthread_iolock;
 	pthread_rwlock_t pthread_ilock;
 	unsigned long i_mtime;
 	char *data;
-	size_t size;
-};
-
-struct fio_run {
-	struct xfs_inode ip;
+	size_t size, bs;
 	bool pthread;			/* glibc's rwlock instead of rwsem */
-	bool real;			/* the `fio` variant */
+	bool real;			/* `fio` or `fio_xfs` */
 	unsigned int rwmixread;		/* percent */
-	size_t bs;
 	unsigned int iolock_write;	/* XFS_IOLOCK_SHARED or _EXCL */
-	unsigned long update_time_ns;
-	unsigned long io_path_ns;
-	pid_t fio;
-	char fio_json[400];
+	unsigned long update_time_ns, map_ns, io_path_ns[2];
+	struct fio_proc fio;
 };
 
+/* Cache-line aligned, as the kernel's per-CPU OSQ nodes are. */
 struct fio_thread {
 	struct optimistic_spin_node osq_node;
 	struct rwsem_profile profile;
+	unsigned long nvcsw, nivcsw;
 	uint64_t rng;
 	unsigned long reads, writes;
 	char *buf;
-};
+} ____cacheline_aligned;
 
 static struct tmpfs_dirs fio_dir;
-static unsigned long io_path_auto_ns;
+static struct xfs_loop xfs;
+static char xfs_why[256];		/* why there is no XFS, or "" */
+static unsigned long map_auto_ns;
 
 static void xfs_lock_one(struct fio_run *fr, struct rw_semaphore *sem,
 			 pthread_rwlock_t *prw, bool excl)
@@ -96,40 +124,52 @@ static void xfs_unlock_one(struct fio_run *fr, struct rw_semaphore *sem,
 
 static void xfs_ilock(struct fio_run *fr, unsigned int mode)
 {
-	struct xfs_inode *ip = &fr->ip;
+	struct xfs_inode *ip = fr->ip;
 
 	if (mode & (XFS_IOLOCK_EXCL | XFS_IOLOCK_SHARED))
-		xfs_lock_one(fr, &ip->i_iolock, &ip->pthread_iolock,
+		xfs_lock_one(fr, &ip->i_iolock.mr_lock, &fr->pthread_iolock,
 			     mode & XFS_IOLOCK_EXCL);
 	if (mode & (XFS_ILOCK_EXCL | XFS_ILOCK_SHARED))
-		xfs_lock_one(fr, &ip->i_lock, &ip->pthread_ilock,
+		xfs_lock_one(fr, &ip->i_lock.mr_lock, &fr->pthread_ilock,
 			     mode & XFS_ILOCK_EXCL);
 }
 
 static void xfs_iunlock(struct fio_run *fr, unsigned int mode)
 {
-	struct xfs_inode *ip = &fr->ip;
+	struct xfs_inode *ip = fr->ip;
 
 	if (mode & (XFS_ILOCK_EXCL | XFS_ILOCK_SHARED))
-		xfs_unlock_one(fr, &ip->i_lock, &ip->pthread_ilock,
+		xfs_unlock_one(fr, &ip->i_lock.mr_lock, &fr->pthread_ilock,
 			       mode & XFS_ILOCK_EXCL);
 	if (mode & (XFS_IOLOCK_EXCL | XFS_IOLOCK_SHARED))
-		xfs_unlock_one(fr, &ip->i_iolock, &ip->pthread_iolock,
+		xfs_unlock_one(fr, &ip->i_iolock.mr_lock, &fr->pthread_iolock,
 			       mode & XFS_IOLOCK_EXCL);
 }
 
-/* dax_do_io() -> xfs_get_blocks(): map the blocks under the ILOCK. */
-static void xfs_map_blocks(struct fio_run *fr)
+/* __xfs_get_blocks(): xfs_bmapi_read() under the ILOCK shared. */
+static void xfs_get_blocks(struct fio_run *fr)
 {
 	xfs_ilock(fr, XFS_ILOCK_SHARED);
+	ndelay(fr->map_ns);
 	xfs_iunlock(fr, XFS_ILOCK_SHARED);
+}
+
+/* dax_do_io() with DIO_LOCKING off: count the I/O, map, copy. */
+static void dax_do_io(struct fio_run *fr, char *buf, size_t off, bool write)
+{
+	atomic_inc(&fr->ip->i_dio_count);	/* inode_dio_begin() */
+	xfs_get_blocks(fr);
+	if (write)
+		memcpy(fr->data + off, buf, fr->bs);
+	else
+		memcpy(buf, fr->data + off, fr->bs);
+	atomic_dec(&fr->ip->i_dio_count);	/* inode_dio_end() */
 }
 
 static void xfs_file_dax_read(struct fio_run *fr, char *buf, size_t off)
 {
 	xfs_ilock(fr, XFS_IOLOCK_SHARED);
-	xfs_map_blocks(fr);
-	memcpy(buf, fr->ip.data + off, fr->bs);
+	dax_do_io(fr, buf, off, false);
 	xfs_iunlock(fr, XFS_IOLOCK_SHARED);
 }
 
@@ -137,71 +177,75 @@ static void xfs_file_dax_read(struct fio_run *fr, char *buf, size_t off)
 static void xfs_vn_update_time(struct fio_run *fr)
 {
 	xfs_ilock(fr, XFS_ILOCK_EXCL);
-	WRITE_ONCE(fr->ip.i_mtime, fr->ip.i_mtime + 1);
+	WRITE_ONCE(fr->i_mtime, fr->i_mtime + 1);
 	ndelay(fr->update_time_ns);
 	xfs_iunlock(fr, XFS_ILOCK_EXCL);
 }
 
-static void xfs_file_dax_write(struct fio_run *fr, const char *buf, size_t off)
+static void xfs_file_dax_write(struct fio_run *fr, char *buf, size_t off)
 {
 	xfs_ilock(fr, fr->iolock_write);
 	xfs_vn_update_time(fr);
-	xfs_map_blocks(fr);
-	memcpy(fr->ip.data + off, buf, fr->bs);
+	dax_do_io(fr, buf, off, true);
 	xfs_iunlock(fr, fr->iolock_write);
+}
+
+/* One I/O, with --io-path-ns of the rest of the syscall before it. */
+static void fio_io(struct fio_run *fr, struct fio_thread *ft, uint64_t r)
+{
+	size_t off = (r >> 8) % (fr->size / fr->bs) * fr->bs;
+	bool write = r % 100 >= fr->rwmixread;
+
+	ndelay(fr->io_path_ns[write]);
+	if (write) {
+		xfs_file_dax_write(fr, ft->buf, off);
+		ft->writes++;
+	} else {
+		xfs_file_dax_read(fr, ft->buf, off);
+		ft->reads++;
+	}
 }
 
 static void model_loop(struct kscale_thread *t)
 {
 	struct fio_run *fr = t->run->priv;
 	struct fio_thread *ft = t->priv;
-	size_t blocks = fr->ip.size / fr->bs, off;
-	uint64_t r;
 
 	while (kscale_running(t)) {
-		r = kscale_rand64(&ft->rng);
-		off = (r >> 8) % blocks * fr->bs;
-		ndelay(fr->io_path_ns);
-		if (r % 100 < fr->rwmixread) {
-			xfs_file_dax_read(fr, ft->buf, off);
-			ft->reads++;
-		} else {
-			xfs_file_dax_write(fr, ft->buf, off);
-			ft->writes++;
-		}
+		fio_io(fr, ft, kscale_rand64(&ft->rng));
 		kscale_count(t);
 	}
 	ft->profile = rwsem_profile;
+	ft->nvcsw = current->nvcsw;
+	ft->nivcsw = current->nivcsw;
 }
 
 /* The real fio runs as a child; the threads only wait for the window. */
-static void fio_loop(struct kscale_thread *t)
-{
-	while (kscale_running(t))
-		usleep(1000);
-}
-
 static void fio_workload_loop(struct kscale_thread *t)
 {
 	struct fio_run *fr = t->run->priv;
 
-	if (fr->real)
-		fio_loop(t);
-	else
-		model_loop(t);
+	if (!fr->real)
+		return model_loop(t);
+	while (kscale_running(t))
+		usleep(1000);
 }
 
 static int fio_thread_init(struct kscale_thread *t)
 {
 	struct fio_run *fr = t->run->priv;
-	struct fio_thread *ft = calloc(1, sizeof(*ft));
+	struct fio_thread *ft = aligned_alloc(SMP_CACHE_BYTES, sizeof(*ft));
 
+	if (!ft)
+		return kscale_fail(t->run, "out of memory");
+	memset(ft, 0, sizeof(*ft));
 	t->priv = ft;
 	ft->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
 	ft->buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
 	memset(ft->buf, t->id, fr->bs);
 	osq_thread_init(&ft->osq_node, t->id);
 	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	current->nvcsw = current->nivcsw = 0;
 	return 0;
 }
 
@@ -222,51 +266,197 @@ static size_t parse_size(const char *v)
 	}
 }
 
-static const char *fio_cpus(struct kscale_run *run, char *buf, size_t len)
+/* fio's file for this size, laid out (and cached) the first time. */
+static int fio_file(struct kscale_run *run, struct fio_run *fr,
+		    struct fio_job *job, const char *dir)
 {
-	size_t off = 0;
-	int i;
+	struct stat st;
+	char err[300];
 
-	for (i = 0; i < run->nr_threads && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%d", i ? "," : "",
-				run->threads[i].cpu);
-	return buf;
+	snprintf(job->filename, sizeof(job->filename), "%s/fio.%zu", dir,
+		 fr->size);
+	if (!stat(job->filename, &st) && (size_t)st.st_size == fr->size)
+		return 0;
+	if (fio_layout(job->filename, fr->size, err, sizeof(err)))
+		return kscale_fail(run, "%s", err);
+	return 0;
 }
 
-/* Start fio on the same job: its ramp is our warm-up, its runtime our window. */
-static int fio_start(struct kscale_run *run, struct fio_run *fr)
+static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
+			  bool on_xfs)
 {
-	static unsigned long generation;
-	char file[400], rw[32], bs[32], size[32], mix[32], jobs[32], runtime[48],
-	     ramp[48], cpus[4096], out[450];
-	char *argv[] = { "fio", "--name=kscale", file, rw, bs, size, mix, jobs,
-			 "--thread", "--ioengine=psync", "--time_based",
-			 runtime, ramp, cpus, "--cpus_allowed_policy=split",
-			 "--output-format=json", out, NULL };
-	int err;
+	struct fio_job job = {
+		.rw = kscale_knob(run, "rw"),
+		.bs = fr->bs,
+		.size = fr->size,
+		.rwmixread = fr->rwmixread,
+	};
 
-	generation++;
-	/* one file per size, laid out by the first run that needs it */
-	snprintf(file, sizeof(file), "--filename=%s/fio.%zu", fio_dir.path[0],
-		 fr->ip.size);
-	snprintf(rw, sizeof(rw), "--rw=%s", kscale_knob(run, "rw"));
-	snprintf(bs, sizeof(bs), "--bs=%zu", fr->bs);
-	snprintf(size, sizeof(size), "--size=%zu", fr->ip.size);
-	snprintf(mix, sizeof(mix), "--rwmixread=%u", fr->rwmixread);
-	snprintf(jobs, sizeof(jobs), "--numjobs=%d", run->nr_threads);
-	snprintf(runtime, sizeof(runtime), "--runtime=%ldms",
-		 (long)(kscale_window_seconds(run) * 1000));
-	snprintf(ramp, sizeof(ramp), "--ramp_time=%ldms",
-		 (long)(kscale_warmup_seconds(run) * 1000));
-	snprintf(cpus, sizeof(cpus), "--cpus_allowed=");
-	fio_cpus(run, cpus + strlen(cpus), sizeof(cpus) - strlen(cpus));
-	snprintf(fr->fio_json, sizeof(fr->fio_json), "%s/fio.%lu.json",
-		 fio_dir.path[0], generation);
-	snprintf(out, sizeof(out), "--output=%s", fr->fio_json);
-	err = posix_spawnp(&fr->fio, "fio", NULL, NULL, argv, environ);
-	if (err)
-		return kscale_fail(run, "cannot run fio: %s (install it: "
-				   "sudo apt-get install fio)", strerror(err));
+	if (fio_file(run, fr, &job, on_xfs ? xfs.dir : fio_dir.path[0]))
+		return -1;
+	return fio_start(run, &job, &fr->fio);
+}
+
+/*
+ * --io-path-ns=auto and --map-ns=auto, calibrated on the running kernel:
+ * a 1-job fio randread and randwrite on the reference file (XFS when
+ * there is one) give what a real I/O costs a fio job; io_path_ns is the
+ * work that makes the model's I/O (timed with calibrate.h on the run's
+ * file, with its map and update-time work) cost as much: one secant
+ * step from no work, as the work's cost is not quite additive (a spin
+ * delays the copy's cache misses).  The map work is lseek(SEEK_DATA), which maps
+ * a block under the ILOCK shared, less lseek(SEEK_CUR), which does not.
+ */
+#define CALIBRATION_IOS		2000
+#define CALIBRATION_FIO_S	0.3
+#define MAX_CALIBRATIONS	8
+
+struct io_calibration {
+	size_t size, bs;
+	unsigned long map_ns, update_time_ns;
+	double real_ns[2];		/* [0] read, [1] write */
+	unsigned long io_path_ns[2];
+};
+
+static struct io_calibration calibrations[MAX_CALIBRATIONS];
+static int nr_calibrations;
+
+struct calibration {
+	int fd;
+	size_t size;
+	bool write;
+	uint64_t rng;
+	struct fio_run *model;
+	char *buf;
+};
+
+static long model_io_round(void *arg)
+{
+	struct calibration *c = arg;
+	struct fio_thread ft = { .buf = c->buf };
+	long i;
+
+	for (i = 0; i < CALIBRATION_IOS; i++)
+		fio_io(c->model, &ft, kscale_rand64(&c->rng) / 100 * 100 +
+		       (c->write ? 99 : 0));
+	return CALIBRATION_IOS;
+}
+
+static long seek_round(void *arg)
+{
+	struct calibration *c = arg;
+	long i;
+
+	for (i = 0; i < CALIBRATION_IOS; i++) {
+		off_t off = (off_t)(kscale_rand64(&c->rng) % (c->size / 4096)) *
+			    4096;
+
+		if (lseek(c->fd, c->write ? 0 : off,
+			  c->write ? SEEK_CUR : SEEK_DATA) < 0)
+			return -1;
+	}
+	return CALIBRATION_IOS;
+}
+
+/* ns per I/O of one fio job pinned to this CPU. */
+static double fio_io_ns(struct fio_job *job, bool write, char *err,
+			size_t len)
+{
+	struct fio_totals t;
+	struct fio_proc p;
+
+	job->rw = write ? "randwrite" : "randread";
+	job->nr_jobs = 1;
+	snprintf(job->cpus, sizeof(job->cpus), "%d", sched_getcpu());
+	job->runtime = CALIBRATION_FIO_S;
+	job->ramp = CALIBRATION_FIO_S / 3;
+	if (fio_spawn(job, &p, err, len) || fio_wait(&p, &t, err, len))
+		return -1;
+	return t.iops > 0 ? 1e9 / t.iops : -1;
+}
+
+static const char *reference_dir(void)
+{
+	return xfs_why[0] ? fio_dir.path[0] : xfs.dir;
+}
+
+static struct io_calibration *calibrate_io(struct kscale_run *run,
+					   struct fio_run *fr)
+{
+	struct io_calibration *ic;
+	struct fio_run own = *fr;
+	struct calibration c = { .size = fr->size, .rng = 1, .model = &own };
+	struct fio_job job = { .bs = fr->bs, .size = fr->size };
+	char err[300];
+	int i, w;
+
+	for (i = 0; i < nr_calibrations; i++)
+		if (calibrations[i].size == fr->size &&
+		    calibrations[i].bs == fr->bs &&
+		    calibrations[i].map_ns == fr->map_ns &&
+		    calibrations[i].update_time_ns == fr->update_time_ns)
+			return &calibrations[i];
+	if (nr_calibrations == MAX_CALIBRATIONS) {
+		kscale_fail(run, "more than %d --size/--bs pairs with "
+			    "--io-path-ns=auto", MAX_CALIBRATIONS);
+		return NULL;
+	}
+	ic = &calibrations[nr_calibrations];
+	c.buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
+	if (!c.buf || fio_file(run, fr, &job, reference_dir())) {
+		free(c.buf);
+		return NULL;
+	}
+	for (w = 0; w < 2; w++) {
+		double real = fio_io_ns(&job, w, err, sizeof(err)), none, some;
+
+		if (real < 0) {
+			free(c.buf);
+			kscale_fail(run, "calibration: %s", err);
+			return NULL;
+		}
+		c.write = w;
+		own.io_path_ns[w] = 0;
+		none = kscale_calibrate(model_io_round, &c);
+		own.io_path_ns[w] = real > none ? (unsigned long)(real - none) :
+						  0;
+		some = own.io_path_ns[w] ? kscale_calibrate(model_io_round, &c) :
+					   none;
+		if (some > none)
+			own.io_path_ns[w] = (unsigned long)((real - none) *
+				own.io_path_ns[w] / (some - none));
+		ic->real_ns[w] = real;
+		ic->io_path_ns[w] = own.io_path_ns[w];
+	}
+	free(c.buf);
+	ic->size = fr->size;
+	ic->bs = fr->bs;
+	ic->map_ns = fr->map_ns;
+	ic->update_time_ns = fr->update_time_ns;
+	nr_calibrations++;
+	fprintf(stderr, "rwsem: %zu-byte I/O on a %zu-byte file: a fio job "
+		"on %s takes %.0f ns to read, %.0f to write: io_path_ns %lu, "
+		"%lu\n", fr->bs, fr->size, xfs_why[0] ? "tmpfs" : "XFS",
+		ic->real_ns[0], ic->real_ns[1], ic->io_path_ns[0],
+		ic->io_path_ns[1]);
+	return ic;
+}
+
+static int set_io_path(struct kscale_run *run, struct fio_run *fr)
+{
+	struct io_calibration *ic = NULL;
+	int w;
+
+	if (!strcmp(kscale_knob(run, "io_path_ns"), "auto")) {
+		ic = calibrate_io(run, fr);
+		if (!ic)
+			return -1;
+	}
+	for (w = 0; w < 2; w++)
+		fr->io_path_ns[w] = kscale_knob_ns(run, "io_path_ns",
+						   ic ? ic->io_path_ns[w] : 0);
+	kscale_set_counter(run, "io_path_read_ns", fr->io_path_ns[0]);
+	kscale_set_counter(run, "io_path_write_ns", fr->io_path_ns[1]);
 	return 0;
 }
 
@@ -275,138 +465,57 @@ static int fio_setup(struct kscale_run *run)
 	struct fio_run *fr = calloc(1, sizeof(*fr));
 	const char *variant = kscale_variant(run);
 	const char *rw = kscale_knob(run, "rw");
+	bool on_xfs = !strcmp(variant, "fio_xfs");
 
 	run->priv = fr;
-	fr->real = !strcmp(variant, "fio");
+	fr->real = on_xfs || !strcmp(variant, "fio");
 	fr->pthread = !strcmp(variant, "pthread");
 	rwsem_reader_owned_patch = !strcmp(variant, "reader_owned");
 	fr->bs = parse_size(kscale_knob(run, "bs"));
-	fr->ip.size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
+	fr->size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
 			!strcmp(rw, "randread") ? 100 :
 			(unsigned int)kscale_knob_long(run, "rwmixread");
+	if (fr->real)
+		return fio_real_start(run, fr, on_xfs);
 	fr->iolock_write = strcmp(kscale_knob(run, "iolock_write"),
 				  "exclusive") ? XFS_IOLOCK_SHARED :
 					       XFS_IOLOCK_EXCL;
 	fr->update_time_ns = kscale_knob_long(run, "update_time_ns");
-	fr->io_path_ns = kscale_knob_ns(run, "io_path_ns", io_path_auto_ns);
-	if (fr->real)
-		return fio_start(run, fr);
-	fr->ip.data = aligned_alloc(4096, fr->ip.size);
-	memset(fr->ip.data, 0, fr->ip.size);
-	init_rwsem(&fr->ip.i_iolock);
-	init_rwsem(&fr->ip.i_lock);
-	pthread_rwlock_init(&fr->ip.pthread_iolock, NULL);
-	pthread_rwlock_init(&fr->ip.pthread_ilock, NULL);
-	return 0;
+	fr->map_ns = kscale_knob_ns(run, "map_ns", map_auto_ns);
+	fr->ip = aligned_alloc(SMP_CACHE_BYTES, sizeof(*fr->ip));
+	fr->data = aligned_alloc(4096, fr->size);
+	if (!fr->ip || !fr->data)
+		return kscale_fail(run, "out of memory");
+	memset(fr->ip, 0, sizeof(*fr->ip));
+	memset(fr->data, 0, fr->size);
+	init_rwsem(&fr->ip->i_iolock.mr_lock);
+	init_rwsem(&fr->ip->i_lock.mr_lock);
+	pthread_rwlock_init(&fr->pthread_iolock, NULL);
+	pthread_rwlock_init(&fr->pthread_ilock, NULL);
+	return set_io_path(run, fr);
 }
 
-struct fio_side {
-	double io_bytes, bw_bytes, iops;
-};
-
-/* The number after the next `"<key>" : ` from p, or -1. */
-static double fio_json_number(const char *p, const char *key)
-{
-	char k[32];
-
-	snprintf(k, sizeof(k), "\"%s\" : ", key);
-	p = strstr(p, k);
-	return p ? strtod(p + strlen(k), NULL) : -1;
-}
-
-/* The next `"<side>" : {` object's counters, from fio's JSON output. */
-static const char *fio_json_side(const char *p, const char *side,
-				 struct fio_side *s)
-{
-	char key[32];
-
-	snprintf(key, sizeof(key), "\"%s\" : {", side);
-	p = strstr(p, key);
-	if (!p)
-		return NULL;
-	s->io_bytes = fio_json_number(p, "io_bytes");
-	s->bw_bytes = fio_json_number(p, "bw_bytes");
-	s->iops = fio_json_number(p, "iops");
-	if (s->io_bytes < 0 || s->bw_bytes < 0 || s->iops < 0)
-		return NULL;
-	return p + strlen(key);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (f && getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/* Wait for fio and take its job totals as this run's counters. */
-static void fio_finish(struct kscale_run *run, struct fio_run *fr)
-{
-	struct fio_side r, w, sum_r = { 0 }, sum_w = { 0 };
-	double min = -1, max = 0, io, cpu_min = -1, cpu_max = 0, cpu;
-	char *json, *p;
-	int status, jobs = 0;
-
-	if (waitpid(fr->fio, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		kscale_fail(run, "fio failed (status %d)", status);
-		return;
-	}
-	json = slurp(fr->fio_json);
-	p = json ? strstr(json, "\"jobs\"") : NULL;
-	while (p && (p = (char *)fio_json_side(p, "read", &r)) &&
-	       (p = (char *)fio_json_side(p, "write", &w))) {
-		jobs++;
-		sum_r.bw_bytes += r.bw_bytes;
-		sum_w.bw_bytes += w.bw_bytes;
-		sum_r.iops += r.iops + w.iops;
-		io = r.io_bytes + w.io_bytes;
-		min = min < 0 || io < min ? io : min;
-		max = io > max ? io : max;
-		/* the job's CPU time, as a share of its equal runtime */
-		cpu = fio_json_number(p, "usr_cpu") +
-		      fio_json_number(p, "sys_cpu");
-		cpu_min = cpu_min < 0 || cpu < cpu_min ? cpu : cpu_min;
-		cpu_max = cpu > cpu_max ? cpu : cpu_max;
-	}
-	free(json);
-	unlink(fr->fio_json);
-	if (jobs != run->nr_threads) {
-		kscale_fail(run, "fio: %d jobs in %s", jobs, fr->fio_json);
-		return;
-	}
-	kscale_set_counter(run, "read_MBps", sum_r.bw_bytes / (1 << 20));
-	kscale_set_counter(run, "write_MBps", sum_w.bw_bytes / (1 << 20));
-	kscale_set_counter(run, "total_MBps",
-			   (sum_r.bw_bytes + sum_w.bw_bytes) / (1 << 20));
-	kscale_set_counter(run, "iops", sum_r.iops);
-	kscale_set_counter(run, "ops_per_sec", sum_r.iops);
-	kscale_set_counter(run, "ops_per_sec_per_cpu",
-			   sum_r.iops / kscale_nr_distinct_cpus(run));
-	kscale_set_counter(run, "fairness", max > 0 ? min / max : 0);
-	kscale_set_counter(run, "cpu_fairness",
-			   cpu_max > 0 ? cpu_min / cpu_max : 0);
-}
-
-static double pct_of_thread_time(struct kscale_run *run, uint64_t cycles)
+/* A share of the run's CPU time, as perf -C over its CPUs counts it. */
+static double pct_of_cpu_time(struct kscale_run *run, uint64_t cycles)
 {
 	return 100 * cycles_to_ns(cycles) /
-	       (run->elapsed * 1e9 * run->nr_threads);
+	       (run->elapsed * 1e9 * kscale_nr_distinct_cpus(run));
+}
+
+/* children and self of one function, under the real profile's names */
+static void set_profile(struct kscale_run *run, const char *children,
+			const char *self, uint64_t all, uint64_t callees)
+{
+	kscale_set_counter(run, children, pct_of_cpu_time(run, all));
+	kscale_set_counter(run, self, pct_of_cpu_time(run, all - callees));
 }
 
 static void model_counters(struct kscale_run *run, struct fio_run *fr)
 {
 	struct rwsem_profile sum = { 0 };
-	double reads = 0, writes = 0, iops = kscale_counter(run, "ops_per_sec");
+	double reads = 0, writes = 0, switches = 0;
+	double iops = kscale_counter(run, "ops_per_sec");
 	double read_share, mb = (double)fr->bs / (1 << 20);
 	int i;
 
@@ -415,28 +524,38 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 
 		reads += ft->reads;
 		writes += ft->writes;
-		sum.down_write_failed += ft->profile.down_write_failed;
-		sum.write_asleep += ft->profile.write_asleep;
+		switches += ft->nvcsw + ft->nivcsw;
+		sum.write_failed += ft->profile.write_failed;
+		sum.write_failed_callees += ft->profile.write_failed_callees;
+		sum.read_failed += ft->profile.read_failed;
+		sum.read_failed_callees += ft->profile.read_failed_callees;
+		sum.spin_on_owner += ft->profile.spin_on_owner;
 		sum.osq += ft->profile.osq;
 		sum.spin_acquired += ft->profile.spin_acquired;
 		sum.spin_abandoned += ft->profile.spin_abandoned;
-		sum.sleeps += ft->profile.sleeps;
 	}
 	read_share = reads + writes ? reads / (reads + writes) : 0;
 	kscale_set_counter(run, "iops", iops);
 	kscale_set_counter(run, "read_MBps", iops * read_share * mb);
 	kscale_set_counter(run, "write_MBps", iops * (1 - read_share) * mb);
 	kscale_set_counter(run, "total_MBps", iops * mb);
+	kscale_set_counter(run, "switches_per_io",
+			   reads + writes ? switches / (reads + writes) : 0);
 	if (fr->pthread)
 		return;
-	kscale_set_counter(run, "down_write_failed_children_pct",
-			   pct_of_thread_time(run, sum.down_write_failed));
-	kscale_set_counter(run, "down_write_failed_self_pct",
-			   pct_of_thread_time(run, sum.down_write_failed -
-					      sum.write_asleep - sum.osq));
+	set_profile(run, "kernel_rwsem_down_write_slowpath_children_pct",
+		    "kernel_rwsem_down_write_slowpath_self_pct",
+		    sum.write_failed, sum.write_failed_callees);
+	set_profile(run, "kernel_rwsem_down_read_slowpath_children_pct",
+		    "kernel_rwsem_down_read_slowpath_self_pct",
+		    sum.read_failed, sum.read_failed_callees);
+	set_profile(run, "kernel_rwsem_spin_on_owner_children_pct",
+		    "kernel_rwsem_spin_on_owner_self_pct",
+		    sum.spin_on_owner, 0);
+	set_profile(run, "kernel_osq_lock_children_pct",
+		    "kernel_osq_lock_self_pct", sum.osq, 0);
 	kscale_set_counter(run, "spin_acquired", sum.spin_acquired);
 	kscale_set_counter(run, "spin_abandoned", sum.spin_abandoned);
-	kscale_set_counter(run, "sleeps", sum.sleeps);
 }
 
 /* Every lock released: each count back to 0, each wait list empty. */
@@ -456,10 +575,10 @@ static int fio_teardown(struct kscale_run *run)
 	int i;
 
 	if (fr->real) {
-		fio_finish(run, fr);
-	} else {
-		check_rwsem(run, &fr->ip.i_iolock, "i_iolock");
-		check_rwsem(run, &fr->ip.i_lock, "i_lock");
+		fio_finish(run, &fr->fio);
+	} else if (fr->ip) {
+		check_rwsem(run, &fr->ip->i_iolock.mr_lock, "i_iolock");
+		check_rwsem(run, &fr->ip->i_lock.mr_lock, "i_lock");
 		model_counters(run, fr);
 	}
 	for (i = 0; i < run->nr_threads; i++) {
@@ -469,53 +588,56 @@ static int fio_teardown(struct kscale_run *run)
 			free(ft->buf);
 		free(ft);
 	}
-	free(fr->ip.data);
+	free(fr->ip);
+	free(fr->data);
 	free(fr);
 	return run->failed ? -1 : 0;
 }
 
-/* ns of a real 4 KiB pread/pwrite at a random offset of a tmpfs file. */
-static int measure_io_path(char *err, size_t len)
+static int measure_map_work(char *err, size_t len)
 {
-	const size_t file = 16 << 20, bs = 4096, ops = 20000;
-	char path[400], *buf = aligned_alloc(4096, bs);
-	uint64_t rng = 1;
-	double t0;
-	size_t i;
-	int fd;
+	struct calibration c = { .size = 16 << 20, .rng = 1 };
+	double seek, null;
+	char path[400];
 
-	snprintf(path, sizeof(path), "%s/calibrate", fio_dir.path[0]);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, file)) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/calibrate", xfs.dir);
+	if (fio_layout(path, c.size, err, len))
+		return -1;
+	c.fd = open(path, O_RDONLY);
+	seek = kscale_calibrate(seek_round, &c);
+	c.write = true;
+	null = kscale_calibrate(seek_round, &c);
+	close(c.fd);
+	unlink(path);
+	if (seek < 0 || null < 0) {
+		snprintf(err, len, "lseek on XFS: %s", strerror(errno));
 		return -1;
 	}
-	memset(buf, 1, bs);
-	t0 = kscale_now_ns();
-	for (i = 0; i < ops; i++) {
-		off_t off = (off_t)(kscale_rand64(&rng) % (file / bs)) * bs;
-
-		if ((i & 1 ? pwrite(fd, buf, bs, off) : pread(fd, buf, bs, off)) < 0)
-			break;
-	}
-	io_path_auto_ns = (unsigned long)((kscale_now_ns() - t0) / ops);
-	close(fd);
-	unlink(path);
-	free(buf);
+	map_auto_ns = seek > null ? (unsigned long)(seek - null) : 0;
+	kscale_add_context("map_ns_auto", "%lu (lseek SEEK_DATA less SEEK_CUR "
+			   "on XFS)", map_auto_ns);
 	return 0;
 }
 
 static int rwsem_init_model(const struct kscale_options *o, char *err,
 			    size_t len)
 {
-	if (tmpfs_dirs_create(&fio_dir, 1, err, len) ||
-	    measure_io_path(err, len))
+	if (tmpfs_dirs_create(&fio_dir, 1, err, len))
 		return -1;
-	kscale_add_context("io_path_ns_auto", "%lu", io_path_auto_ns);
-	return 0;
+	if (xfs_loop_mount(&xfs, XFS_LOOP_SIZE, xfs_why, sizeof(xfs_why)))
+		kscale_skip_variant(o, "fio_xfs", xfs_why);
+	else
+		kscale_add_context("fio_xfs_device", "%s", xfs.dev);
+	kscale_add_context("fio_xfs", "%s", xfs_why[0] ? xfs_why :
+			   "XFS on a loop device over /dev/shm, buffered "
+			   "I/O through the page cache (not DAX)");
+	if (xfs_why[0]) {
+		kscale_add_context("map_ns_auto", "0 (no XFS: %s)", xfs_why);
+		return 0;
+	}
+	return kscale_knob_has_value(o, "map_ns", "auto") ?
+	       measure_map_work(err, len) : 0;
 }
-
-
 
 static int check_rw(const char *v, char *err, size_t len)
 {
@@ -588,6 +710,8 @@ static const struct kscale_variant variants[] = {
 			  "when readers own the lock" },
 	{ "pthread", "glibc's pthread_rwlock_t, for reference", .host = true },
 	{ "fio", "the real fio, same job, on a tmpfs file", .host = true },
+	{ "fio_xfs", "the real fio, same job, on a fresh XFS (loop device "
+		     "over /dev/shm), buffered", .host = true },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -601,8 +725,11 @@ static const struct kscale_knob knobs[] = {
 	  "DAX in 4.6) or exclusive", check_iolock },
 	{ "update_time_ns", "500", "ns of the timestamp transaction under "
 	  "the ILOCK", check_update_time },
+	{ "map_ns", "auto", "ns of xfs_bmapi_read() under the ILOCK, or auto "
+	  "(lseek SEEK_DATA on XFS, less SEEK_CUR)", kscale_check_ns_or_auto },
 	{ "io_path_ns", "auto", "ns of each I/O outside the locks, or auto "
-	  "(a real tmpfs pread/pwrite, measured)", kscale_check_ns_or_auto },
+	  "(a real XFS pread/pwrite less the model's own I/O)",
+	  kscale_check_ns_or_auto },
 };
 
 KSCALE_MODEL("rwsem",

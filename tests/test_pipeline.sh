@@ -273,28 +273,58 @@ check "real_lookup: plots are PNG files" png_ok "$tmp/lookup-plots"
 rwsem_ok() {
 	/usr/bin/python3 - "$1" <<'PY'
 import json, sys
-rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
-        if b["run_type"] == "iteration"]
+doc = json.load(open(sys.argv[1]))
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
 seen = set()
+profile = ["kernel_%s_%s_pct" % (f, k)
+           for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
+                     "rwsem_spin_on_owner", "osq_lock")
+           for k in ("children", "self")]
 for b in rows:
     variant, rw = b["name"].split("/")[2], b["name"].split("/")[3]
     seen.add(variant)
     assert b["total_MBps"] > 0 and b["iops"] > 0, b["name"]
     assert abs(b["read_MBps"] + b["write_MBps"] - b["total_MBps"]) <= 1e-6 * b["total_MBps"]
+    assert b["switches_per_io"] >= 0, b["name"]
     if rw == "rw:randwrite":
         assert b["read_MBps"] == 0, b["name"]
     if variant in ("v4.6", "reader_owned"):
-        assert 0 <= b["down_write_failed_self_pct"] <= b["down_write_failed_children_pct"] < 100
-        for key in ("spin_acquired", "spin_abandoned", "sleeps"):
+        for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath"):
+            c = b["kernel_%s_children_pct" % f]
+            assert 0 <= b["kernel_%s_self_pct" % f] <= c < 100, b["name"]
+        for key in profile + ["spin_acquired", "spin_abandoned"]:
             assert key in b, (b["name"], key)
-assert seen == {"v4.6", "reader_owned", "pthread", "fio"}, seen
+        # io_path_ns=auto: calibrated on the real path, per direction
+        assert b["io_path_read_ns"] > 0 and b["io_path_write_ns"] > 0
+want = {"v4.6", "reader_owned", "pthread", "fio", "fio_xfs"}
+if "XFS on a loop device" not in doc["context"]["kscale_fio_xfs"]:
+    want.discard("fio_xfs")
+assert seen == want, seen
 PY
 }
 
+# The XFS of fio_xfs is gone once the bench exits: mount point and loop.
+xfs_gone() {
+	local dev i
+
+	! compgen -G "$tmp/kscale-xfs.*" >/dev/null || return 1
+	dev=$(/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["context"].get("kscale_fio_xfs_device", ""))' "$1")
+	[[ -n $dev ]] || return 0
+	# the loop device clears itself once unmounted (LO_FLAGS_AUTOCLEAR)
+	for ((i = 0; i < 50; i++)); do
+		losetup "$dev" 2>/dev/null | grep -q kscale-xfs || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
-	"$build/bench/rwsem" --cpus=1,2,4 --oversubscribe --rw=randrw,randwrite \
-	--size=4m "${tiny[@]}" --benchmark_out="$tmp/rwsem.json"
+	env TMPDIR="$tmp" "$build/bench/rwsem" --cpus=1,2,4 --oversubscribe \
+	--rw=randrw,randwrite --size=4m "${tiny[@]}" \
+	--benchmark_out="$tmp/rwsem.json"
 check "rwsem: bandwidths, IOPS and the profile" rwsem_ok "$tmp/rwsem.json"
+check "rwsem: no XFS mount or loop device left" xfs_gone "$tmp/rwsem.json"
 check "rwsem: compare prints the seed's bandwidth table" \
 	compare_says "BW before" "$tmp/rwsem.json" \
 		--before=v4.6 \
@@ -304,7 +334,7 @@ check "rwsem: compare prints the profile in percentage points" \
 	compare_says " pp" "$tmp/rwsem.json" \
 		--before=v4.6 \
 		--after=reader_owned \
-		--metric=down_write_failed_self_pct
+		--metric=kernel_rwsem_down_write_slowpath_self_pct
 
 echo previous >"$tmp/keep.json"
 check "a failed run exits non-zero and says why" \

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * v4.6 kernel/locking/rwsem-xadd.c and rwsem.c: the count fast paths of
- * include/asm-generic/rwsem.h (x86 has them in asm, same arithmetic),
- * optimistic spinning with the OSQ, the wait list under wait_lock, and
+ * arch/x86/include/asm/rwsem.h and arch/x86/lib/rwsem.S (in C: the asm
+ * tests only the active half of the old count where noted), optimistic
+ * spinning with the OSQ, the wait list under wait_lock, and
  * __rwsem_do_wake() granting a writer alone or every reader at the head.
  * With rwsem_reader_owned_patch set, the seed (Waiman Long, merged in
  * 4.8) is applied where its diff changes the code: readers mark the
@@ -10,8 +11,9 @@
  *
  * Departures: tasks are the model scheduler's (lib/kernel/sched.h);
  * wait_lock is the ticket spinlock of lib/kernel; task references are
- * not counted.  The cycle counter profiles
- * rwsem_down_write_failed() (struct rwsem_profile).
+ * not counted (the harness keeps every task's storage until all have
+ * left the window).  The cycle counter profiles both slow paths as
+ * perf's cpu-clock samples would (struct rwsem_profile).
  */
 #include "rwsem.h"
 
@@ -82,15 +84,51 @@ void init_rwsem(struct rw_semaphore *sem)
 	osq_lock_init(&sem->osq);
 }
 
-/* schedule() for an rwsem waiter; a writer's sleep is timed. */
-static void rwsem_schedule(bool writer)
+/* schedule(), its time off CPU left out of the profile. */
+static void rwsem_schedule(void)
 {
-	uint64_t t0 = writer ? rdtsc_ordered() : 0;
+	uint64_t t0 = rdtsc_ordered();
 
 	schedule();
-	if (writer)
-		rwsem_profile.write_asleep += rdtsc_ordered() - t0;
+	rwsem_profile.asleep += rdtsc_ordered() - t0;
 	rwsem_profile.sleeps++;
+}
+
+/* The callees with a symbol of their own, each charged to itself. */
+static void rwsem_wake_up_process(struct task_struct *tsk)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	wake_up_process(tsk);
+	rwsem_profile.callees += rdtsc_ordered() - t0;
+}
+
+static void rwsem_spin_lock(spinlock_t *lock)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	spin_lock(lock);
+	rwsem_profile.callees += rdtsc_ordered() - t0;
+}
+
+/* A slow path's on-CPU cycles since t0, and those of its callees. */
+struct rwsem_slowpath {
+	uint64_t t0, asleep, callees;
+};
+
+static void rwsem_slowpath_enter(struct rwsem_slowpath *sp)
+{
+	sp->t0 = rdtsc_ordered();
+	sp->asleep = rwsem_profile.asleep;
+	sp->callees = rwsem_profile.callees;
+}
+
+static void rwsem_slowpath_exit(struct rwsem_slowpath *sp, uint64_t *children,
+				uint64_t *callees)
+{
+	*children += rdtsc_ordered() - sp->t0 -
+		     (rwsem_profile.asleep - sp->asleep);
+	*callees += rwsem_profile.callees - sp->callees;
 }
 
 /*
@@ -119,7 +157,7 @@ __rwsem_do_wake(struct rw_semaphore *sem, enum rwsem_wake_type wake_type)
 			 * to be able to steal it.  Readers, on the other hand,
 			 * will block as they will notice the queued writer.
 			 */
-			wake_up_process(waiter->task);
+			rwsem_wake_up_process(waiter->task);
 		goto out;
 	}
 
@@ -187,7 +225,7 @@ __rwsem_do_wake(struct rw_semaphore *sem, enum rwsem_wake_type wake_type)
 		 */
 		smp_mb();
 		WRITE_ONCE(waiter->task, NULL);
-		wake_up_process(tsk);
+		rwsem_wake_up_process(tsk);
 	} while (--loop);
 
 	sem->wait_list.next = next;
@@ -205,12 +243,14 @@ static struct rw_semaphore *rwsem_down_read_failed(struct rw_semaphore *sem)
 	long count, adjustment = -RWSEM_ACTIVE_READ_BIAS;
 	struct rwsem_waiter waiter;
 	struct task_struct *tsk = current;
+	struct rwsem_slowpath sp;
 
+	rwsem_slowpath_enter(&sp);
 	/* set up my own style of waitqueue */
 	waiter.task = tsk;
 	waiter.type = RWSEM_WAITING_FOR_READ;
 
-	spin_lock(&sem->wait_lock);
+	rwsem_spin_lock(&sem->wait_lock);
 	if (list_empty(&sem->wait_list))
 		adjustment += RWSEM_WAITING_BIAS;
 	list_add_tail(&waiter.list, &sem->wait_list);
@@ -235,10 +275,12 @@ static struct rw_semaphore *rwsem_down_read_failed(struct rw_semaphore *sem)
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (!READ_ONCE(waiter.task))
 			break;
-		rwsem_schedule(false);
+		rwsem_schedule();
 	}
 
 	__set_current_state(TASK_RUNNING);
+	rwsem_slowpath_exit(&sp, &rwsem_profile.read_failed,
+			    &rwsem_profile.read_failed_callees);
 	return sem;
 }
 
@@ -354,12 +396,24 @@ static bool rwsem_spin_on_owner(struct rw_semaphore *sem,
 	return (count == 0 || count == RWSEM_WAITING_BIAS);
 }
 
+static bool rwsem_spin_on_owner_profiled(struct rw_semaphore *sem,
+					 struct task_struct *owner)
+{
+	uint64_t t0 = rdtsc_ordered(), dt;
+	bool ret = rwsem_spin_on_owner(sem, owner);
+
+	dt = rdtsc_ordered() - t0;
+	rwsem_profile.spin_on_owner += dt;
+	rwsem_profile.callees += dt;
+	return ret;
+}
+
 /* Whether the spin loop must stop, before and after the seed. */
 static bool rwsem_stop_spinning(struct rw_semaphore *sem,
 				struct task_struct *owner)
 {
 	if (!rwsem_reader_owned_patch)
-		return owner && !rwsem_spin_on_owner(sem, owner);
+		return owner && !rwsem_spin_on_owner_profiled(sem, owner);
 	/*
 	 * Don't spin if
 	 * 1) the owner is a reader as we we can't determine if the
@@ -369,15 +423,17 @@ static bool rwsem_stop_spinning(struct rw_semaphore *sem,
 	 */
 	return rwsem_owner_is_reader(owner) ||
 	       (rwsem_owner_is_writer(owner) &&
-		!rwsem_spin_on_owner(sem, owner));
+		!rwsem_spin_on_owner_profiled(sem, owner));
 }
 
 static bool rwsem_osq_lock(struct rw_semaphore *sem)
 {
-	uint64_t t0 = rdtsc_ordered();
+	uint64_t t0 = rdtsc_ordered(), dt;
 	bool locked = osq_lock(&sem->osq);
 
-	rwsem_profile.osq += rdtsc_ordered() - t0;
+	dt = rdtsc_ordered() - t0;
+	rwsem_profile.osq += dt;
+	rwsem_profile.callees += dt;
 	return locked;
 }
 
@@ -446,7 +502,7 @@ static void rwsem_down_write_wait(struct rw_semaphore *sem, long count)
 	waiter.task = current;
 	waiter.type = RWSEM_WAITING_FOR_WRITE;
 
-	spin_lock(&sem->wait_lock);
+	rwsem_spin_lock(&sem->wait_lock);
 
 	/* account for this before adding a new element to the list */
 	if (list_empty(&sem->wait_list))
@@ -478,11 +534,11 @@ static void rwsem_down_write_wait(struct rw_semaphore *sem, long count)
 
 		/* Block until there are no active lockers. */
 		do {
-			rwsem_schedule(true);
+			rwsem_schedule();
 			set_current_state(TASK_UNINTERRUPTIBLE);
 		} while ((count = READ_ONCE(sem->count)) & RWSEM_ACTIVE_MASK);
 
-		spin_lock(&sem->wait_lock);
+		rwsem_spin_lock(&sem->wait_lock);
 	}
 	__set_current_state(TASK_RUNNING);
 
@@ -495,9 +551,10 @@ static void rwsem_down_write_wait(struct rw_semaphore *sem, long count)
  */
 static struct rw_semaphore *rwsem_down_write_failed(struct rw_semaphore *sem)
 {
-	uint64_t t0 = rdtsc_ordered();
+	struct rwsem_slowpath sp;
 	long count;
 
+	rwsem_slowpath_enter(&sp);
 	/* undo write bias from down_write operation, stop active locking */
 	count = rwsem_atomic_update(-RWSEM_ACTIVE_WRITE_BIAS, sem);
 
@@ -512,7 +569,8 @@ static struct rw_semaphore *rwsem_down_write_failed(struct rw_semaphore *sem)
 		rwsem_profile.spin_abandoned++;
 		rwsem_down_write_wait(sem, count);
 	}
-	rwsem_profile.down_write_failed += rdtsc_ordered() - t0;
+	rwsem_slowpath_exit(&sp, &rwsem_profile.write_failed,
+			    &rwsem_profile.write_failed_callees);
 	return sem;
 }
 
@@ -540,7 +598,7 @@ static struct rw_semaphore *rwsem_wake(struct rw_semaphore *sem)
 			return sem;
 		goto locked;
 	}
-	spin_lock(&sem->wait_lock);
+	rwsem_spin_lock(&sem->wait_lock);
 locked:
 
 	/* do nothing if list empty */
@@ -559,7 +617,7 @@ locked:
  */
 static struct rw_semaphore *rwsem_downgrade_wake(struct rw_semaphore *sem)
 {
-	spin_lock(&sem->wait_lock);
+	rwsem_spin_lock(&sem->wait_lock);
 
 	/* do nothing if list empty */
 	if (!list_empty(&sem->wait_list))
@@ -570,10 +628,11 @@ static struct rw_semaphore *rwsem_downgrade_wake(struct rw_semaphore *sem)
 	return sem;
 }
 
-/* include/asm-generic/rwsem.h */
+/* arch/x86/include/asm/rwsem.h */
 static inline void __down_read(struct rw_semaphore *sem)
 {
-	if (unlikely(rwsem_atomic_update(RWSEM_ACTIVE_READ_BIAS, sem) <= 0))
+	/* lock inc; jns: a writer or waiters make the count negative */
+	if (unlikely(rwsem_atomic_update(RWSEM_ACTIVE_READ_BIAS, sem) < 0))
 		rwsem_down_read_failed(sem);
 }
 
@@ -593,8 +652,13 @@ static inline void __down_write(struct rw_semaphore *sem)
 {
 	long tmp;
 
-	tmp = rwsem_atomic_update(RWSEM_ACTIVE_WRITE_BIAS, sem);
-	if (unlikely(tmp != RWSEM_ACTIVE_WRITE_BIAS))
+	/*
+	 * xadd; test %k1: only the active half of the old count, so a free
+	 * lock with waiters queued is taken here, ahead of them.
+	 */
+	tmp = rwsem_atomic_update(RWSEM_ACTIVE_WRITE_BIAS, sem) -
+	      RWSEM_ACTIVE_WRITE_BIAS;
+	if (unlikely(tmp & RWSEM_ACTIVE_MASK))
 		rwsem_down_write_failed(sem);
 }
 
@@ -602,14 +666,21 @@ static inline void __up_read(struct rw_semaphore *sem)
 {
 	long tmp;
 
+	/* jns, then call_rwsem_wake: wake only once no one is active */
 	tmp = rwsem_atomic_update(-RWSEM_ACTIVE_READ_BIAS, sem);
-	if (unlikely(tmp < -1 && (tmp & RWSEM_ACTIVE_MASK) == 0))
+	if (unlikely(tmp < 0 && (tmp & RWSEM_ACTIVE_MASK) == 0))
 		rwsem_wake(sem);
 }
 
 static inline void __up_write(struct rw_semaphore *sem)
 {
-	if (unlikely(rwsem_atomic_update(-RWSEM_ACTIVE_WRITE_BIAS, sem) < 0))
+	long tmp = rwsem_atomic_update(-RWSEM_ACTIVE_WRITE_BIAS, sem);
+
+	/*
+	 * call_rwsem_wake decrements the active half of the old count and
+	 * wakes only at 0: not while a reader's fast-path increment is in.
+	 */
+	if (unlikely(tmp < 0 && (tmp & RWSEM_ACTIVE_MASK) == 0))
 		rwsem_wake(sem);
 }
 

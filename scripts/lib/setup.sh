@@ -8,7 +8,7 @@ KSCALE_PACKAGES=(
 	libbenchmark-dev libbenchmark-tools libnuma-dev numactl
 	gnuplot-nox python3 python3-scipy
 	libcmocka-dev
-	fio
+	fio xfsprogs linux-perf
 )
 
 # The KSCALE_PACKAGES that dpkg does not report as installed.

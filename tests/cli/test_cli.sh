@@ -171,10 +171,33 @@ fuse_killed_leaves_no_mount() {
 	! compgen -G "$tmp/kscale-fuse.*" >/dev/null
 }
 
+# fio_xfs killed mid-run: no mount point, no fio left running.
+xfs_killed_leaves_nothing() {
+	local pid i
+
+	[[ $(id -u) == 0 ]] && grep -qw xfs /proc/filesystems &&
+		command -v mkfs.xfs >/dev/null || return 0
+	TMPDIR=$tmp "${bench%/*}/rwsem" --variants=fio_xfs --cpus=1 \
+		--io-path-ns=0 --map-ns=0 --duration=5 --warmup=0 \
+		>/dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		pgrep -f "fio --name=kscale --filename=$tmp/" >/dev/null && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+	sleep 0.2
+	! compgen -G "$tmp/kscale-xfs.*" >/dev/null &&
+		! pgrep -f "fio --name=kscale --filename=$tmp/" >/dev/null
+}
+
 test_bench_killed() {
 	check "mnt_writers killed by SIGTERM leaves no file" killed_leaves_nothing
 	check "real_lookup's FUSE run killed by SIGTERM leaves no mount" \
 		fuse_killed_leaves_no_mount
+	check "rwsem's fio_xfs run killed by SIGTERM leaves no mount or fio" \
+		xfs_killed_leaves_nothing
 }
 
 test_help
