@@ -317,6 +317,8 @@ static const struct kscale_knob knobs[] = {
 	  "(writer-count imbalance)", kscale_check_bool },
 };
 
+KSCALE_PERF_SYMBOLS("mnt_get_write_access");
+
 KSCALE_MODEL("mnt_writers",
 	     "r/o bind mount writer counts (seed 000, 2.6.26 "
 	     "fs/namespace.c)",

@@ -432,6 +432,8 @@ static const struct kscale_knob knobs[] = {
 	  "there reads nothing (0: every miss reads)", check_icache },
 };
 
+KSCALE_PERF_SYMBOLS("__lookup_slow", "d_alloc_parallel", "fuse_lookup");
+
 KSCALE_MODEL("real_lookup",
 	     "dcache misses and the directory lock (seed 003, 2.6.32 "
 	     "fs/namei.c)",

@@ -732,6 +732,9 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto },
 };
 
+KSCALE_PERF_SYMBOLS("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
+		    "rwsem_spin_on_owner", "osq_lock");
+
 KSCALE_MODEL("rwsem",
 	     "rwsem optimistic spinning and the reader-owned state "
 	     "(seed 004, v4.6 kernel/locking/rwsem-xadd.c)",

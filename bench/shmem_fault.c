@@ -418,6 +418,8 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto },
 };
 
+KSCALE_PERF_SYMBOLS("shmem_fault", "shmem_get_folio_gfp");
+
 KSCALE_MODEL("shmem_fault",
 	     "/dev/zero shared-mapping faults and the shmem stat_lock "
 	     "(seed 002, 2.6.7 mm/shmem.c)",

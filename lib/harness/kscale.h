@@ -112,6 +112,16 @@ extern const struct kscale_model kscale_model;
 		.init = (_init),					\
 	}
 
+/*
+ * The running kernel's functions on the model's path, profiled over its
+ * host variants' windows (--perf): kernel_<function>_children_pct and
+ * kernel_<function>_self_pct.  Optional, one line in a bench file:
+ * KSCALE_PERF_SYMBOLS("osq_lock", "rwsem_spin_on_owner");
+ */
+extern const char *const kscale_perf_symbols[];
+#define KSCALE_PERF_SYMBOLS(...)					\
+	const char *const kscale_perf_symbols[] = { __VA_ARGS__, NULL }
+
 static inline bool kscale_running(struct kscale_thread *t)
 {
 	return likely(!READ_ONCE(t->run->stop));

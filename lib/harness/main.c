@@ -18,6 +18,7 @@
 #include "cpulist.h"
 #include "fatal.h"
 #include "options.h"
+#include "perf.h"
 #include "window.h"
 
 struct registry {
@@ -316,6 +317,7 @@ int main(int argc, char **argv)
 	context_add_model(m, &o);
 	if (m->init && m->init(&o, err, sizeof(err)))
 		die(m->name, err);
+	perf_init(m, &o, r.order[0]);
 	register_all(&r);
 	kscale_progress_total(r.nr_benches * o.repetitions);
 	return finish_out(&o, tmp, kb_run());

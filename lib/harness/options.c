@@ -187,6 +187,13 @@ static int parse_flag(struct kscale_options *o, const char *arg, char *err,
 			return -1;
 		}
 		o->preempt_full = !strcmp(v, "full");
+	} else if ((v = flag_value(arg, "--perf"))) {
+		if (strcmp(v, "true") && strcmp(v, "false")) {
+			snprintf(err, len, "--perf=%s: expected true or false",
+				 v);
+			return -1;
+		}
+		o->perf = !strcmp(v, "true");
 	} else if (!strcmp(arg, "--dry-run"))
 		o->dry_run = true;
 	else if (!strcmp(arg, "--list"))
@@ -214,6 +221,7 @@ static void options_defaults(struct kscale_options *o,
 	o->placement = "compact";
 	o->duration = 1.0;
 	o->warmup = 0.2;
+	o->perf = true;
 	o->repetitions = 1;
 	o->knobs = calloc(m->nr_knobs, sizeof(*o->knobs));
 	o->gb_argv = calloc(argc + 1, sizeof(char *));
@@ -296,6 +304,10 @@ void options_usage(const struct kscale_model *m)
 	       "points, default)\n"
 	       "                       or full (also at preempt_enable() back "
 	       "to 0)\n"
+	       "  --perf=BOOL          true (default, where perf works): perf "
+	       "record -e cpu-clock -g\n"
+	       "                       over host variants' windows, "
+	       "kernel_<function>_{children,self}_pct\n"
 	       "  --dry-run            print the thread -> CPU -> node plan and "
 	       "exit\n"
 	       "  --list               list workloads, variants and knobs\n"

@@ -24,6 +24,7 @@ struct kscale_options {
 	int numa_emulate;
 	int slice_us;			/* model tasks' time slice, 0: CFS's */
 	bool preempt_full;		/* --preempt=full */
+	bool perf;			/* --perf: profile host variants */
 	bool dry_run;
 	bool list;
 	bool help;

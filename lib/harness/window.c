@@ -10,6 +10,7 @@
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
 #include "fatal.h"
+#include "perf.h"
 #include "rt_throttle.h"
 #include "topology.h"
 #include "window.h"
@@ -134,11 +135,16 @@ static void *controller(void *arg)
 	pthread_barrier_wait(&b->window_met);
 	started = now();
 	sleep_until(started + b->warmup);
+	/* perf's events on before the first snapshot, off after the last */
+	if (b->perf)
+		perf_enable(run);
 	snapshot(run, start);
 	t0 = now();
 	sleep_until(t0 + b->duration);
 	snapshot(run, end);
 	t1 = now();
+	if (b->perf)
+		perf_disable(run);
 	WRITE_ONCE(run->stop, 1);
 	b->window = t1 - t0;
 	run->elapsed = t1 - started;
@@ -184,11 +190,18 @@ static bool run_prepare(struct kscale_bench *b)
 	if (b->model_sched && sched_fifo && rt_throttle_lift())
 		fprintf(stderr, "kscale: %s: RT throttling stays on: model "
 			"tasks may stop for 50 ms a second\n", b->name);
-	if (b->workload->setup && b->workload->setup(run))
+	/* before the set-up, which may start the host's own load (fio) */
+	b->perf = !b->model_sched && perf_usable();
+	if (b->perf && perf_start(run, b->cpu_of_thread, b->nr_threads))
 		return false;
+	if (b->workload->setup && b->workload->setup(run)) {
+		perf_finish(run);
+		return false;
+	}
 	if (pthread_create(&b->controller, NULL, controller, b)) {
 		kscale_fail(run, "cannot start the controller thread");
 		b->workload->teardown(run);
+		perf_finish(run);
 		return false;
 	}
 	return true;
@@ -269,6 +282,7 @@ static void run_finish(struct kscale_bench *b, struct kb_result *res)
 	int i;
 
 	b->workload->teardown(run);
+	perf_finish(run);
 	res->nr_counters = run->nr_counters;
 	for (i = 0; i < run->nr_counters; i++) {
 		res->counters[i].name = run->counters[i].name;

@@ -37,6 +37,7 @@ struct kscale_bench {
 	pthread_t controller;
 	bool started;			/* set up, controller running */
 	bool model_sched;		/* tasks on the model's scheduler */
+	bool perf;			/* perf records the window (perf.h) */
 	int nr_done;			/* threads out of their loop */
 	double window;			/* seconds the last window lasted */
 	struct kscale_run run;
