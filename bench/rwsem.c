@@ -53,8 +53,9 @@
 /* A sparse file in /dev/shm: room for fio's largest --size, twice. */
 #define XFS_LOOP_SIZE		(32UL << 30)
 
+/* The lock is the variant's struct rw_semaphore, in 40 bytes as both are. */
 typedef struct {
-	struct rw_semaphore mr_lock;
+	struct rwsem_storage mr_lock;
 } mrlock_t;
 
 /*
@@ -71,11 +72,9 @@ struct xfs_inode {
 	atomic_t i_dio_count;		/* i_vnode.i_dio_count */
 } ____cacheline_aligned;
 
-_Static_assert(sizeof(struct rw_semaphore) == 40,
-	       "struct rw_semaphore is 40 bytes in v4.6");
-
 struct fio_run {
 	struct xfs_inode *ip;
+	const struct rwsem_ops *ops;	/* v4.6 (and the seed) or upstream */
 	pthread_rwlock_t pthread_iolock;
 	pthread_rwlock_t pthread_ilock;
 	unsigned long i_mtime;
@@ -104,22 +103,22 @@ static struct xfs_loop xfs;
 static char xfs_why[256];		/* why there is no XFS, or "" */
 static unsigned long map_auto_ns;
 
-static void xfs_lock_one(struct fio_run *fr, struct rw_semaphore *sem,
+static void xfs_lock_one(struct fio_run *fr, struct rwsem_storage *sem,
 			 pthread_rwlock_t *prw, bool excl)
 {
 	if (fr->pthread)
 		excl ? pthread_rwlock_wrlock(prw) : pthread_rwlock_rdlock(prw);
 	else
-		excl ? down_write(sem) : down_read(sem);
+		excl ? fr->ops->down_write(sem) : fr->ops->down_read(sem);
 }
 
-static void xfs_unlock_one(struct fio_run *fr, struct rw_semaphore *sem,
+static void xfs_unlock_one(struct fio_run *fr, struct rwsem_storage *sem,
 			   pthread_rwlock_t *prw, bool excl)
 {
 	if (fr->pthread)
 		pthread_rwlock_unlock(prw);
 	else
-		excl ? up_write(sem) : up_read(sem);
+		excl ? fr->ops->up_write(sem) : fr->ops->up_read(sem);
 }
 
 static void xfs_ilock(struct fio_run *fr, unsigned int mode)
@@ -314,6 +313,7 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 struct io_calibration {
 	size_t size, bs;
 	unsigned long map_ns, update_time_ns;
+	unsigned int iolock_write;
 	double real_ns[2];		/* [0] read, [1] write */
 	unsigned long io_path_ns[2];
 };
@@ -380,66 +380,92 @@ static const char *reference_dir(void)
 	return xfs_why[0] ? fio_dir.path[0] : xfs.dir;
 }
 
+/* The work that makes one uncontended model I/O cost `real` ns. */
+static unsigned long solve_io_path(struct calibration *c, bool write,
+				   double real)
+{
+	struct fio_run *own = c->model;
+	double none, some;
+
+	c->write = write;
+	own->io_path_ns[write] = 0;
+	none = kscale_calibrate(model_io_round, c);
+	if (real <= none)
+		return 0;
+	own->io_path_ns[write] = (unsigned long)(real - none);
+	some = kscale_calibrate(model_io_round, c);
+	if (some > none)
+		own->io_path_ns[write] = (unsigned long)((real - none) *
+			own->io_path_ns[write] / (some - none));
+	return own->io_path_ns[write];
+}
+
+static bool same_calibration(const struct io_calibration *ic,
+			     const struct fio_run *fr)
+{
+	return ic->size == fr->size && ic->bs == fr->bs &&
+	       ic->map_ns == fr->map_ns &&
+	       ic->update_time_ns == fr->update_time_ns &&
+	       ic->iolock_write == fr->iolock_write;
+}
+
+/*
+ * Once per file and work: every variant then runs the same work, timed
+ * with v4.6's rwsem (uncontended, the versions differ by a few atomics).
+ */
 static struct io_calibration *calibrate_io(struct kscale_run *run,
 					   struct fio_run *fr)
 {
-	struct io_calibration *ic;
+	struct io_calibration *ic = calibrations;
 	struct fio_run own = *fr;
 	struct calibration c = { .size = fr->size, .rng = 1, .model = &own };
 	struct fio_job job = { .bs = fr->bs, .size = fr->size };
 	char err[300];
-	int i, w;
+	int w;
 
-	for (i = 0; i < nr_calibrations; i++)
-		if (calibrations[i].size == fr->size &&
-		    calibrations[i].bs == fr->bs &&
-		    calibrations[i].map_ns == fr->map_ns &&
-		    calibrations[i].update_time_ns == fr->update_time_ns)
-			return &calibrations[i];
+	for (; ic < calibrations + nr_calibrations; ic++)
+		if (same_calibration(ic, fr))
+			return ic;
 	if (nr_calibrations == MAX_CALIBRATIONS) {
-		kscale_fail(run, "more than %d --size/--bs pairs with "
+		kscale_fail(run, "more than %d file and work settings with "
 			    "--io-path-ns=auto", MAX_CALIBRATIONS);
 		return NULL;
 	}
-	ic = &calibrations[nr_calibrations];
+	own.pthread = false;
+	own.ops = &rwsem_v4_6_ops;
+	own.ip = aligned_alloc(SMP_CACHE_BYTES, sizeof(*own.ip));
 	c.buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
-	if (!c.buf || fio_file(run, fr, &job, reference_dir())) {
-		free(c.buf);
-		return NULL;
+	if (!own.ip || !c.buf) {
+		kscale_fail(run, "out of memory");
+		goto out;
 	}
+	own.ops->init(&own.ip->i_iolock.mr_lock);
+	own.ops->init(&own.ip->i_lock.mr_lock);
+	if (fio_file(run, fr, &job, reference_dir()))
+		goto out;
 	for (w = 0; w < 2; w++) {
-		double real = fio_io_ns(&job, w, err, sizeof(err)), none, some;
-
-		if (real < 0) {
-			free(c.buf);
+		ic->real_ns[w] = fio_io_ns(&job, w, err, sizeof(err));
+		if (ic->real_ns[w] < 0) {
 			kscale_fail(run, "calibration: %s", err);
-			return NULL;
+			goto out;
 		}
-		c.write = w;
-		own.io_path_ns[w] = 0;
-		none = kscale_calibrate(model_io_round, &c);
-		own.io_path_ns[w] = real > none ? (unsigned long)(real - none) :
-						  0;
-		some = own.io_path_ns[w] ? kscale_calibrate(model_io_round, &c) :
-					   none;
-		if (some > none)
-			own.io_path_ns[w] = (unsigned long)((real - none) *
-				own.io_path_ns[w] / (some - none));
-		ic->real_ns[w] = real;
-		ic->io_path_ns[w] = own.io_path_ns[w];
+		ic->io_path_ns[w] = solve_io_path(&c, w, ic->real_ns[w]);
 	}
-	free(c.buf);
 	ic->size = fr->size;
 	ic->bs = fr->bs;
 	ic->map_ns = fr->map_ns;
 	ic->update_time_ns = fr->update_time_ns;
+	ic->iolock_write = fr->iolock_write;
 	nr_calibrations++;
 	fprintf(stderr, "rwsem: %zu-byte I/O on a %zu-byte file: a fio job "
 		"on %s takes %.0f ns to read, %.0f to write: io_path_ns %lu, "
 		"%lu\n", fr->bs, fr->size, xfs_why[0] ? "tmpfs" : "XFS",
 		ic->real_ns[0], ic->real_ns[1], ic->io_path_ns[0],
 		ic->io_path_ns[1]);
-	return ic;
+out:
+	free(c.buf);
+	free(own.ip);
+	return run->failed ? NULL : ic;
 }
 
 static int set_io_path(struct kscale_run *run, struct fio_run *fr)
@@ -471,6 +497,8 @@ static int fio_setup(struct kscale_run *run)
 	fr->real = on_xfs || !strcmp(variant, "fio");
 	fr->pthread = !strcmp(variant, "pthread");
 	rwsem_reader_owned_patch = !strcmp(variant, "reader_owned");
+	fr->ops = strcmp(variant, "upstream") ? &rwsem_v4_6_ops :
+						&rwsem_upstream_ops;
 	fr->bs = parse_size(kscale_knob(run, "bs"));
 	fr->size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
@@ -489,8 +517,8 @@ static int fio_setup(struct kscale_run *run)
 		return kscale_fail(run, "out of memory");
 	memset(fr->ip, 0, sizeof(*fr->ip));
 	memset(fr->data, 0, fr->size);
-	init_rwsem(&fr->ip->i_iolock.mr_lock);
-	init_rwsem(&fr->ip->i_lock.mr_lock);
+	fr->ops->init(&fr->ip->i_iolock.mr_lock);
+	fr->ops->init(&fr->ip->i_lock.mr_lock);
 	pthread_rwlock_init(&fr->pthread_iolock, NULL);
 	pthread_rwlock_init(&fr->pthread_ilock, NULL);
 	return set_io_path(run, fr);
@@ -559,14 +587,18 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 }
 
 /* Every lock released: each count back to 0, each wait list empty. */
-static void check_rwsem(struct kscale_run *run, struct rw_semaphore *sem,
-			const char *name)
+static void check_rwsem(struct kscale_run *run, struct fio_run *fr,
+			struct rwsem_storage *sem, const char *name)
 {
-	if (READ_ONCE(sem->count) || !list_empty(&sem->wait_list))
-		kscale_fail(run, "%s: count %#lx%s after the run", name,
-			    READ_ONCE(sem->count),
-			    list_empty(&sem->wait_list) ? "" :
-			    ", waiters left");
+	struct rwsem_state st;
+
+	if (fr->ops == &rwsem_upstream_ops)
+		rwsem_upstream_state(sem, &st);
+	else
+		rwsem_v4_6_state(sem, &st);
+	if (!st.unlocked || st.nr_waiters)
+		kscale_fail(run, "%s: count %#lx, %d waiters after the run",
+			    name, st.count, st.nr_waiters);
 }
 
 static int fio_teardown(struct kscale_run *run)
@@ -577,8 +609,8 @@ static int fio_teardown(struct kscale_run *run)
 	if (fr->real) {
 		fio_finish(run, &fr->fio);
 	} else if (fr->ip) {
-		check_rwsem(run, &fr->ip->i_iolock.mr_lock, "i_iolock");
-		check_rwsem(run, &fr->ip->i_lock.mr_lock, "i_lock");
+		check_rwsem(run, fr, &fr->ip->i_iolock.mr_lock, "i_iolock");
+		check_rwsem(run, fr, &fr->ip->i_lock.mr_lock, "i_lock");
 		model_counters(run, fr);
 	}
 	for (i = 0; i < run->nr_threads; i++) {
@@ -708,6 +740,8 @@ static const struct kscale_variant variants[] = {
 		  "writer not yet set" },
 	{ "reader_owned", "the seed (4.8): RWSEM_READER_OWNED, spinning stops "
 			  "when readers own the lock" },
+	{ "upstream", "today's rwsem (v6.18 kernel/locking/rwsem.c): "
+		      "handoff, bounded spinning on readers" },
 	{ "pthread", "glibc's pthread_rwlock_t, for reference", .host = true },
 	{ "fio", "the real fio, same job, on a tmpfs file", .host = true },
 	{ "fio_xfs", "the real fio, same job, on a fresh XFS (loop device "

@@ -8,10 +8,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fatal.h"
 #include "tmpfs.h"
 
 static char base[256];
 static struct tmpfs_dirs *cleanup_dirs;
+
+/*
+ * A fatal signal: unmount and rmdir (async-signal-safe); the mounts are
+ * empty once detached, and so are the directories.  Without mounts the
+ * files stay; the normal exit below removes them.
+ */
+static void tmpfs_dirs_undo(void)
+{
+	int i;
+
+	for (i = 0; cleanup_dirs && i < cleanup_dirs->nr; i++) {
+		umount2(cleanup_dirs->path[i], MNT_DETACH);
+		rmdir(cleanup_dirs->path[i]);
+	}
+	if (base[0])
+		rmdir(base);
+}
 
 static void tmpfs_dirs_remove(void)
 {
@@ -60,6 +78,7 @@ int tmpfs_dirs_create(struct tmpfs_dirs *d, int nr, char *err, size_t len)
 	}
 	cleanup_dirs = d;
 	atexit(tmpfs_dirs_remove);
+	fatal_undo(tmpfs_dirs_undo);
 	d->mounted = private_namespace() && !mount_all(d);
 	if (!d->mounted)
 		why = errno;

@@ -28,9 +28,34 @@ typedef struct {
 #define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_xchg(v, i)	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 
+#define atomic_long_read(v)	READ_ONCE((v)->counter)
 #define atomic_long_set(v, i)	WRITE_ONCE((v)->counter, (i))
+#define atomic_long_add(i, v) \
+	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST))
 #define atomic_long_add_return(i, v) \
 	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_long_fetch_add(i, v) \
+	__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_long_or(i, v) \
+	((void)__atomic_fetch_or(&(v)->counter, (i), __ATOMIC_SEQ_CST))
+#define atomic_long_andnot(i, v) \
+	((void)__atomic_fetch_and(&(v)->counter, ~(long)(i), __ATOMIC_SEQ_CST))
+/*
+ * try_cmpxchg(): true if *old was found; otherwise *old is updated to
+ * the value found, as the kernel's.
+ */
+#define atomic_long_try_cmpxchg(v, old, new)				\
+	__atomic_compare_exchange_n(&(v)->counter, (old), (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
+/*
+ * The _acquire and _release forms are the same lock-prefixed
+ * instructions on x86: fully ordered, as every RMW here.
+ */
+#define atomic_long_add_return_acquire	atomic_long_add_return
+#define atomic_long_add_return_release	atomic_long_add_return
+#define atomic_long_fetch_add_release	atomic_long_fetch_add
+#define atomic_long_try_cmpxchg_acquire	atomic_long_try_cmpxchg
 
 /* cmpxchg(): returns the value found, like the kernel's. */
 #define cmpxchg(ptr, old, new) ({					\

@@ -17,6 +17,20 @@ struct list_head {
 	list_entry((ptr)->next, type, member)
 #define list_last_entry(ptr, type, member) \
 	list_entry((ptr)->prev, type, member)
+#define list_next_entry(pos, member) \
+	list_entry((pos)->member.next, __typeof__(*(pos)), member)
+
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_next_entry(pos, member))
+
+/* Safe against removal of pos: n is loaded before the body runs. */
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = list_first_entry(head, __typeof__(*pos), member),	\
+		n = list_next_entry(pos, member);			\
+	     &pos->member != (head);					\
+	     pos = n, n = list_next_entry(n, member))
 
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
@@ -43,6 +57,20 @@ static inline void list_add_tail(struct list_head *new, struct list_head *head)
 	__list_add(new, head->prev, head);
 }
 
+static inline void __list_del_entry(struct list_head *entry)
+{
+	entry->next->prev = entry->prev;
+	WRITE_ONCE(entry->prev->next, entry->next);
+}
+
+/* The kernel poisons the pointers (LIST_POISON1/2); NULL faults as well. */
+static inline void list_del(struct list_head *entry)
+{
+	__list_del_entry(entry);
+	entry->next = NULL;
+	entry->prev = NULL;
+}
+
 static inline void list_del_init(struct list_head *entry)
 {
 	entry->next->prev = entry->prev;
@@ -56,9 +84,21 @@ static inline void list_move(struct list_head *entry, struct list_head *head)
 	list_add(entry, head);
 }
 
+static inline void list_move_tail(struct list_head *entry,
+				  struct list_head *head)
+{
+	__list_del_entry(entry);
+	list_add_tail(entry, head);
+}
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return READ_ONCE(head->next) == head;
+}
+
+static inline bool list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && (head->next == head->prev);
 }
 
 /* Hash lists whose readers walk without locks: publish with a release. */

@@ -224,7 +224,13 @@ __rwsem_do_wake(struct rw_semaphore *sem, enum rwsem_wake_type wake_type)
 		 * in rwsem_down_read_failed().
 		 */
 		smp_mb();
-		WRITE_ONCE(waiter->task, NULL);
+		/*
+		 * A release (4.8's __rwsem_mark_wake() has it too): the
+		 * reader may return and reuse its stack as soon as it sees
+		 * NULL, after our last read of *waiter.  The same store on
+		 * x86; ThreadSanitizer sees no fence.
+		 */
+		smp_store_release(&waiter->task, NULL);
 		rwsem_wake_up_process(tsk);
 	} while (--loop);
 
@@ -273,7 +279,7 @@ static struct rw_semaphore *rwsem_down_read_failed(struct rw_semaphore *sem)
 	/* wait to be given the lock */
 	while (true) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (!READ_ONCE(waiter.task))
+		if (!smp_load_acquire(&waiter.task))
 			break;
 		rwsem_schedule();
 	}
@@ -662,6 +668,20 @@ static inline void __down_write(struct rw_semaphore *sem)
 		rwsem_down_write_failed(sem);
 }
 
+/* A cmpxchg loop on the active half only: ahead of queued waiters too. */
+static inline int __down_write_trylock(struct rw_semaphore *sem)
+{
+	long tmp = READ_ONCE(sem->count), old;
+
+	while (!(tmp & RWSEM_ACTIVE_MASK)) {
+		old = cmpxchg(&sem->count, tmp, tmp + RWSEM_ACTIVE_WRITE_BIAS);
+		if (old == tmp)
+			return 1;
+		tmp = old;
+	}
+	return 0;
+}
+
 static inline void __up_read(struct rw_semaphore *sem)
 {
 	long tmp;
@@ -720,6 +740,15 @@ void down_write(struct rw_semaphore *sem)
 	rwsem_set_owner(sem);
 }
 
+int down_write_trylock(struct rw_semaphore *sem)
+{
+	int ret = __down_write_trylock(sem);
+
+	if (ret == 1)
+		rwsem_set_owner(sem);
+	return ret;
+}
+
 void up_read(struct rw_semaphore *sem)
 {
 	__up_read(sem);
@@ -738,4 +767,38 @@ void downgrade_write(struct rw_semaphore *sem)
 	else
 		rwsem_clear_owner(sem);
 	__downgrade_write(sem);
+}
+
+/* v4.6 behind struct rwsem_ops, beside today's rwsem (rwsem_ops.h). */
+DEFINE_RWSEM_OPS(rwsem_v4_6_ops, "v4.6");
+
+void rwsem_v4_6_state(struct rwsem_storage *s, struct rwsem_state *st)
+{
+	struct rw_semaphore *sem = (struct rw_semaphore *)s;
+	struct rwsem_waiter *waiter;
+	struct task_struct *owner;
+	struct list_head *pos;
+
+	spin_lock(&sem->wait_lock);
+	st->count = READ_ONCE(sem->count);
+	st->owner = (unsigned long)READ_ONCE(sem->owner);
+	st->nr_waiters = st->nr_write_waiters = 0;
+	for (pos = sem->wait_list.next; pos != &sem->wait_list;
+	     pos = pos->next) {
+		waiter = list_entry(pos, struct rwsem_waiter, list);
+		st->nr_waiters++;
+		st->nr_write_waiters += waiter->type == RWSEM_WAITING_FOR_WRITE;
+	}
+	spin_unlock(&sem->wait_lock);
+
+	owner = (struct task_struct *)st->owner;
+	st->owner_task = rwsem_owner_is_writer(owner) ? owner : NULL;
+	st->active = st->count & RWSEM_ACTIVE_MASK;
+	st->unlocked = st->count == RWSEM_UNLOCKED_VALUE;
+	st->writer_locked = st->owner_task != NULL;
+	st->reader_owned = rwsem_owner_is_reader(owner);
+	st->nonspinnable = false;
+	st->flag_waiters = st->nr_waiters > 0;
+	st->flag_handoff = false;
+	st->osq_locked = osq_is_locked(&sem->osq);
 }

@@ -136,7 +136,7 @@ test_bench_bad_input() {
 		   --duration=-1 --duration=5x --warmup=-1 --numa-emulate=0 \
 		   --numa-emulate=99 --variants=nope --workloads=nope \
 		   --mounts=3 --mounts= --path-work-ns=fast --migrate=2 \
-		   --bogus; do
+		   --perf=maybe --perf= --bogus; do
 		check "mnt_writers $arg" bench_rejects "$arg"
 	done
 }
@@ -192,12 +192,49 @@ xfs_killed_leaves_nothing() {
 		! pgrep -f "fio --name=kscale --filename=$tmp/" >/dev/null
 }
 
+# A profiled real run killed by SIG mid-window leaves no perf running and,
+# unless SIG is SIGKILL (which no clean-up sees: perf dies with the
+# bench, PR_SET_PDEATHSIG), no perf file.
+perf_killed_leaves_nothing() {
+	local sig=$1 pid i
+
+	TMPDIR=$tmp "${bench%/*}/shmem_fault" --variants=real --cpus=1 \
+		--pages=256 --duration=5 --warmup=0 --perf=true \
+		>/dev/null 2>"$tmp/err" &
+	pid=$!
+	# the run's own recording, not the start-up's probe
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^kscale: \[1/1\]' "$tmp/err" &&
+			pgrep -f "$tmp/kscale-perf" >/dev/null && break
+		sleep 0.1
+	done
+	if grep -q "perf: unavailable" "$tmp/err"; then
+		kill "$pid"
+		wait "$pid"
+		return 0
+	fi
+	pgrep -f "$tmp/kscale-perf" >/dev/null || return 1
+	kill -"$sig" "$pid"
+	wait "$pid" 2>/dev/null
+	for ((i = 0; i < 20; i++)); do
+		pgrep -f "$tmp/kscale-perf" >/dev/null || break
+		sleep 0.1
+	done
+	! pgrep -f "$tmp/kscale-perf" >/dev/null || return 1
+	[[ $sig == KILL ]] && rm -rf -- "$tmp"/kscale-perf.*
+	! compgen -G "$tmp/kscale-perf.*" >/dev/null
+}
+
 test_bench_killed() {
 	check "mnt_writers killed by SIGTERM leaves no file" killed_leaves_nothing
 	check "real_lookup's FUSE run killed by SIGTERM leaves no mount" \
 		fuse_killed_leaves_no_mount
 	check "rwsem's fio_xfs run killed by SIGTERM leaves no mount or fio" \
 		xfs_killed_leaves_nothing
+	check "a profiled run killed by SIGTERM leaves no perf or file" \
+		perf_killed_leaves_nothing TERM
+	check "a profiled run killed by SIGKILL leaves no perf running" \
+		perf_killed_leaves_nothing KILL
 }
 
 test_help

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where the rwsem slow paths spend a task's cycles, shared by every rwsem
+ * version of the model (rwsem_xadd.c, rwsem_upstream.c), so one bench
+ * reads the same counters whichever version ran.
+ */
+#ifndef KSCALE_RWSEM_PROFILE_H
+#define KSCALE_RWSEM_PROFILE_H
+
+#include <stdint.h>
+
+#include "../../lib/kernel/compiler.h"
+
+/*
+ * As perf's cpu-clock samples would charge them: on-CPU time only (a
+ * task asleep in schedule() is not sampled), `children` with callees and
+ * `self` without.  The callees that are functions of their own, each
+ * charged to itself: rwsem_spin_on_owner() (noinline), osq_lock(), the
+ * wait_lock's _raw_spin_lock() and the wake-ups (wake_up_process());
+ * in today's rwsem also rwsem_optimistic_spin() (no longer inlined into
+ * the write slow path), whose own callees it then holds.  The write slow
+ * path is rwsem_down_write_failed() in v4.6, rwsem_down_write_slowpath()
+ * today; the read one rwsem_down_read_failed(), rwsem_down_read_slowpath().
+ */
+struct rwsem_profile {
+	uint64_t write_failed;		/* write slow path, children */
+	uint64_t write_failed_callees;	/* of which in its callees */
+	uint64_t read_failed;		/* read slow path, children */
+	uint64_t read_failed_callees;
+	uint64_t spin_on_owner;		/* rwsem_spin_on_owner() */
+	uint64_t osq;			/* osq_lock() */
+	uint64_t asleep;		/* off CPU in schedule(), all slow paths */
+	uint64_t callees;		/* in the callees above, all slow paths */
+	unsigned long spin_acquired;	/* optimistic spinning took the lock */
+	unsigned long spin_abandoned;	/* spinning gave up: queued instead */
+	unsigned long sleeps;		/* schedule() calls, readers and writers */
+} ____cacheline_aligned;
+
+extern __thread struct rwsem_profile rwsem_profile;
+
+#endif

@@ -1,0 +1,920 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of today's rwsem (models/rwsem/rwsem_upstream.c) beside
+ * v4.6's, both driven through struct rwsem_ops:
+ *  - for both: each entry point leaves the count and wait list as it
+ *    should; readers and writers exclude each other and writers exclude
+ *    writers, with trylocks and downgrades mixed in, 8 tasks on 2 CPUs,
+ *    no wake-up lost (a watchdog) and the lock unlocked with an empty
+ *    wait list at the end; a downgrade hands the lock to the readers
+ *    queued behind it, not to the writer queued after them; up_write()
+ *    grants every queued reader at once;
+ *  - today's only: a writer spins, without sleeping, behind a writer
+ *    owner that runs; a writer spinning on a reader-owned lock gives up
+ *    after rwsem_rspin_threshold() and marks the lock RWSEM_NONSPINNABLE;
+ *    a writer kept waiting RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and
+ *    gets the lock before a writer that keeps stealing it.
+ * What depends on timing is checked where the tasks are SCHED_FIFO (not
+ * under ThreadSanitizer, where the scenarios still run for their races).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/percpu.h"
+#include "../models/rwsem/rwsem.h"
+#include "helpers.h"
+
+#ifdef KSCALE_SANITIZE
+#define LOOPS		300	/* ThreadSanitizer serialises the race */
+#else
+#define LOOPS		3000
+#endif
+#define RACERS		8	/* tasks in the race, on at most 2 CPUs */
+/*
+ * A lost wake-up stalls for good; the host can stall a task for seconds
+ * too (another process's SCHED_FIFO tasks on a shared machine), so both
+ * limits are generous.
+ */
+#define STALL_MS	10000
+#define DEADLINE_MS	10000	/* a scenario's wait for its own state */
+
+struct version {
+	const struct rwsem_ops *ops;
+	void (*state)(struct rwsem_storage *sem, struct rwsem_state *st);
+	bool upstream;
+};
+
+static const struct version versions[] = {
+	{ &rwsem_v4_6_ops, rwsem_v4_6_state, false },
+	{ &rwsem_upstream_ops, rwsem_upstream_state, true },
+};
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#define for_each_version(v)						\
+	for ((v) = versions; (v) < versions + ARRAY_SIZE(versions); (v)++)
+
+static struct topology machine;
+static struct optimistic_spin_node main_node;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Work on the CPU without a preemption point: the task stays on_cpu. */
+static void busy_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		cpu_relax();
+}
+
+/* A model task's wait that lets the other tasks of its CPU run. */
+static void nap(void)
+{
+	schedule_timeout_ns(20 * 1000);
+}
+
+static int load(const int *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void store(int *p, int v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static struct rwsem_state state_of(const struct version *v,
+				   struct rwsem_storage *sem)
+{
+	struct rwsem_state st;
+
+	v->state(sem, &st);
+	return st;
+}
+
+static void assert_released(const struct version *v, struct rwsem_storage *sem)
+{
+	struct rwsem_state st = state_of(v, sem);
+
+	if (!st.unlocked || st.nr_waiters || st.osq_locked)
+		fprintf(stderr, "%s: count %#lx, %d waiters, osq %d\n",
+			v->ops->name, st.count, st.nr_waiters, st.osq_locked);
+	assert_true(st.unlocked);
+	assert_int_equal(st.nr_waiters, 0);
+	assert_false(st.flag_waiters);
+	assert_false(st.osq_locked);
+}
+
+/*
+ * No progress for STALL_MS: a wake-up was lost (every hold here is short),
+ * and the sleepers will never return; fail loudly, now.
+ */
+struct watchdog {
+	pthread_t thread;
+	const unsigned long *progress;
+	const struct version *v;
+	struct rwsem_storage *sem;
+	const char *what;
+	int stop;
+};
+
+static void *watchdog_fn(void *arg)
+{
+	struct watchdog *w = arg;
+	struct timespec tick = { 0, 1000 * 1000 };
+	unsigned long seen = 0, now;
+	double since = test_now_ms();
+	struct rwsem_state st;
+
+	while (!load(&w->stop)) {
+		nanosleep(&tick, NULL);
+		now = __atomic_load_n(w->progress, __ATOMIC_RELAXED);
+		if (now != seen) {
+			seen = now;
+			since = test_now_ms();
+		} else if (test_now_ms() - since > STALL_MS) {
+			w->v->state(w->sem, &st);
+			fprintf(stderr, "%s, %s: no progress for %d ms "
+				"(count %#lx, owner %#lx, %d waiters)\n",
+				w->v->ops->name, w->what, STALL_MS, st.count,
+				st.owner, st.nr_waiters);
+			abort();
+		}
+	}
+	return NULL;
+}
+
+static void watchdog_start(struct watchdog *w, const char *what,
+			   const struct version *v, struct rwsem_storage *sem,
+			   const unsigned long *progress)
+{
+	*w = (struct watchdog){ .progress = progress, .v = v, .sem = sem,
+				.what = what };
+	if (pthread_create(&w->thread, NULL, watchdog_fn, w))
+		abort();
+}
+
+static void watchdog_stop(struct watchdog *w)
+{
+	store(&w->stop, 1);
+	pthread_join(w->thread, NULL);
+}
+
+/*
+ * Every task of a scenario takes an OSQ node of its own, and starts with
+ * its return to user space: a need_resched left on its CPU is for it.
+ */
+static void task_start(struct optimistic_spin_node *node, int id)
+{
+	osq_thread_init(node, id + 1);
+	cond_resched();
+}
+
+/*
+ * Whether a scenario's timing can be relied on: only SCHED_FIFO tasks
+ * are switched where the kernel would switch them.  Elsewhere (not root,
+ * ThreadSanitizer) the host may stop a spinner or an owner anywhere for
+ * milliseconds, so a scenario still runs and its safety is checked, but
+ * not the behaviour its timing decides.
+ */
+static bool timing_checked(void)
+{
+	if (!sched_fifo)
+		print_message("behaviour not checked: model tasks are not "
+			      "SCHED_FIFO here\n");
+	return sched_fifo;
+}
+
+/*
+ * A task may be woken (wake_up_process()) by a waker still leaving its
+ * unlock after the task itself is done: none leaves before all are.
+ */
+static void leave_together(int *finished, int nr)
+{
+	__atomic_add_fetch(finished, 1, __ATOMIC_ACQ_REL);
+	while (load(finished) < nr)
+		nap();
+}
+
+/* 1. Each entry point, alone: what the count and owner say after it. */
+
+static void paths_of(const struct version *v)
+{
+	const struct rwsem_ops *ops = v->ops;
+	struct rwsem_storage sem;
+	struct rwsem_state st;
+
+	ops->init(&sem);
+	assert_released(v, &sem);
+
+	ops->down_read(&sem);
+	st = state_of(v, &sem);
+	assert_int_equal(st.active, 1);
+	assert_false(st.writer_locked);
+	assert_int_equal(ops->down_read_trylock(&sem), 1);
+	assert_int_equal(state_of(v, &sem).active, 2);
+	assert_int_equal(ops->down_write_trylock(&sem), 0);
+	ops->up_read(&sem);
+	ops->up_read(&sem);
+	assert_released(v, &sem);
+
+	ops->down_write(&sem);
+	st = state_of(v, &sem);
+	assert_int_equal(st.active, 1);
+	assert_true(st.writer_locked);
+	assert_ptr_equal(st.owner_task, current);
+	assert_int_equal(ops->down_read_trylock(&sem), 0);
+	assert_int_equal(ops->down_write_trylock(&sem), 0);
+	ops->up_write(&sem);
+	assert_released(v, &sem);
+
+	assert_int_equal(ops->down_write_trylock(&sem), 1);
+	assert_true(state_of(v, &sem).writer_locked);
+	ops->downgrade_write(&sem);
+	st = state_of(v, &sem);
+	assert_int_equal(st.active, 1);
+	assert_false(st.writer_locked);
+	assert_int_equal(ops->down_write_trylock(&sem), 0);
+	assert_int_equal(ops->down_read_trylock(&sem), 1);
+	ops->up_read(&sem);
+	ops->up_read(&sem);
+	assert_released(v, &sem);
+}
+
+/* Today's owner field: the writer, or the last reader with its flag. */
+static void upstream_owner(const struct version *v)
+{
+	const struct rwsem_ops *ops = v->ops;
+	struct rwsem_storage sem;
+	struct rwsem_state st;
+
+	ops->init(&sem);
+	ops->down_read(&sem);
+	st = state_of(v, &sem);
+	assert_true(st.reader_owned);
+	assert_ptr_equal(st.owner_task, current);
+	ops->up_read(&sem);
+	st = state_of(v, &sem);
+	assert_true(st.reader_owned);		/* left for debugging */
+	ops->down_write(&sem);
+	st = state_of(v, &sem);
+	assert_int_equal(st.owner, (unsigned long)current);
+	ops->downgrade_write(&sem);
+	st = state_of(v, &sem);
+	assert_true(st.reader_owned);
+	assert_false(st.nonspinnable);
+	ops->up_read(&sem);
+	ops->down_write(&sem);
+	ops->up_write(&sem);
+	assert_int_equal(state_of(v, &sem).owner, 0);
+	assert_released(v, &sem);
+}
+
+static void test_each_path_alone(void **state)
+{
+	const struct version *v;
+
+	for_each_version(v) {
+		paths_of(v);
+		if (v->upstream)
+			upstream_owner(v);
+	}
+}
+
+/* 2. The race: exclusion, trylocks, downgrades, no lost wake-up. */
+
+struct race {
+	const struct version *v;
+	struct rwsem_storage sem;
+	int readers;		/* inside as readers */
+	int writers;		/* inside as writers */
+	int violations;
+	int finished;
+	int nr;
+	unsigned long progress;
+	unsigned long tries_won, tries_lost;
+	unsigned long sleeps, spins;
+};
+
+static void read_side(struct race *r)
+{
+	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
+		test_note(&r->violations);
+	cpu_relax();
+	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
+}
+
+static void write_side(struct race *r)
+{
+	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
+		test_note(&r->violations);
+	cpu_relax();
+	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
+}
+
+static void one_op(struct race *r, unsigned int op)
+{
+	const struct rwsem_ops *ops = r->v->ops;
+	struct rwsem_storage *sem = &r->sem;
+
+	switch (op % 8) {
+	case 0: case 1: case 2:
+		ops->down_read(sem);
+		read_side(r);
+		ops->up_read(sem);
+		break;
+	case 3: case 4:
+		ops->down_write(sem);
+		write_side(r);
+		/* now and then the holder is switched out, as at a fault */
+		if (op & 64)
+			cond_resched();
+		ops->up_write(sem);
+		break;
+	case 5:
+		ops->down_write(sem);
+		write_side(r);
+		ops->downgrade_write(sem);
+		read_side(r);
+		ops->up_read(sem);
+		break;
+	case 6:
+		if (!ops->down_read_trylock(sem)) {
+			__atomic_fetch_add(&r->tries_lost, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		__atomic_fetch_add(&r->tries_won, 1, __ATOMIC_RELAXED);
+		read_side(r);
+		ops->up_read(sem);
+		break;
+	case 7:
+		if (!ops->down_write_trylock(sem)) {
+			__atomic_fetch_add(&r->tries_lost, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		__atomic_fetch_add(&r->tries_won, 1, __ATOMIC_RELAXED);
+		write_side(r);
+		ops->up_write(sem);
+		break;
+	}
+}
+
+static void racer(struct test_thread *t)
+{
+	struct race *r = t->arg;
+	struct optimistic_spin_node node;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
+	int n;
+
+	task_start(&node, t->id);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	for (n = 0; n < LOOPS; n++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		one_op(r, (unsigned int)(rng >> 32));
+		__atomic_fetch_add(&r->progress, 1, __ATOMIC_RELAXED);
+		cond_resched();		/* the return to user space */
+	}
+	__atomic_fetch_add(&r->sleeps, rwsem_profile.sleeps, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&r->spins, rwsem_profile.spin_acquired,
+			   __ATOMIC_RELAXED);
+	leave_together(&r->finished, r->nr);
+}
+
+static void race_version(const struct version *v)
+{
+	struct race *r = calloc(1, sizeof(*r));
+	int cpus = test_task_cpus() < 2 ? 1 : 2;
+	struct watchdog w;
+
+	r->v = v;
+	r->nr = RACERS;
+	v->ops->init(&r->sem);
+	watchdog_start(&w, "race", v, &r->sem, &r->progress);
+	test_race_tasks(RACERS, cpus, racer, r);
+	watchdog_stop(&w);
+	fprintf(stderr, "%s: %d tasks on %d CPUs: %lu sleeps, %lu spins won, "
+		"trylocks %lu won %lu lost\n", v->ops->name, RACERS, cpus,
+		r->sleeps, r->spins, r->tries_won, r->tries_lost);
+	assert_int_equal(r->violations, 0);
+	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
+	/* it was a race: some slept, some trylocks met the lock taken */
+	if (timing_checked()) {
+		assert_true(r->sleeps > 0);
+		assert_true(r->tries_won > 0);
+		assert_true(r->tries_lost > 0);
+	}
+	assert_released(v, &r->sem);
+	free(r);
+}
+
+static void test_exclusion_and_no_lost_wakeup(void **state)
+{
+	const struct version *v;
+
+	for_each_version(v)
+		race_version(v);
+}
+
+/* 3. A downgrade grants the readers queued behind it, not the writer. */
+
+enum { DG_OWNER, DG_READERS = 3, DG_WRITER = DG_READERS + 1, DG_TASKS };
+
+struct downgrade {
+	const struct version *v;
+	struct rwsem_storage sem;
+	int held;		/* the owner holds it for writing */
+	int inside;		/* readers holding it */
+	int released;		/* the owner dropped its read hold */
+	int timed_out;
+	int violations;
+	int finished;
+	unsigned long progress;
+	struct rwsem_state after;	/* right after downgrade_write() */
+	int readers_together;	/* all readers in while the owner reads */
+};
+
+static bool wait_waiters(struct downgrade *d, int nr)
+{
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+
+	while (state_of(d->v, &d->sem).nr_waiters < nr) {
+		if (now_ns() > end) {
+			store(&d->timed_out, 1);
+			return false;
+		}
+		nap();
+	}
+	return true;
+}
+
+static void downgrader(struct test_thread *t)
+{
+	struct downgrade *d = t->arg;
+	const struct rwsem_ops *ops = d->v->ops;
+	struct optimistic_spin_node node;
+	uint64_t end;
+
+	task_start(&node, t->id);
+	if (t->id == DG_OWNER) {
+		ops->down_write(&d->sem);
+		store(&d->held, 1);
+		wait_waiters(d, DG_READERS + 1);
+		ops->downgrade_write(&d->sem);
+		d->v->state(&d->sem, &d->after);
+		end = now_ns() + DEADLINE_MS * 1000000ull;
+		while (load(&d->inside) < DG_READERS && now_ns() < end)
+			nap();
+		d->readers_together = load(&d->inside) == DG_READERS;
+		store(&d->released, 1);
+		ops->up_read(&d->sem);
+	} else if (t->id < DG_WRITER) {
+		/* queue in order: reader i behind i - 1 */
+		while (!load(&d->held))
+			nap();
+		wait_waiters(d, t->id - 1);
+		ops->down_read(&d->sem);
+		__atomic_add_fetch(&d->inside, 1, __ATOMIC_ACQ_REL);
+		while (!load(&d->released) && !load(&d->timed_out))
+			nap();
+		__atomic_sub_fetch(&d->inside, 1, __ATOMIC_ACQ_REL);
+		ops->up_read(&d->sem);
+	} else {
+		while (!load(&d->held))
+			nap();
+		wait_waiters(d, DG_READERS);
+		ops->down_write(&d->sem);
+		if (load(&d->inside) || !load(&d->released))
+			test_note(&d->violations);
+		ops->up_write(&d->sem);
+	}
+	__atomic_fetch_add(&d->progress, 1, __ATOMIC_RELAXED);
+	leave_together(&d->finished, DG_TASKS);
+}
+
+static void test_downgrade_wakes_queued_readers(void **state)
+{
+	int cpus = test_task_cpus() < 2 ? 1 : 2;
+	const struct version *v;
+	struct watchdog w;
+
+	for_each_version(v) {
+		struct downgrade *d = calloc(1, sizeof(*d));
+
+		d->v = v;
+		v->ops->init(&d->sem);
+		watchdog_start(&w, "downgrade", v, &d->sem, &d->progress);
+		test_race_tasks(DG_TASKS, cpus, downgrader, d);
+		watchdog_stop(&w);
+		assert_false(d->timed_out);
+		/* the owner and its readers hold it; the writer still waits */
+		assert_int_equal(d->after.active, 1 + DG_READERS);
+		assert_false(d->after.writer_locked);
+		assert_int_equal(d->after.nr_waiters, 1);
+		assert_int_equal(d->after.nr_write_waiters, 1);
+		assert_true(d->readers_together);
+		assert_int_equal(d->violations, 0);
+		assert_released(v, &d->sem);
+		free(d);
+	}
+}
+
+/* 4. up_write() grants every reader queued behind the writer at once. */
+
+#define WR_READERS	4
+
+struct wake_readers {
+	const struct version *v;
+	struct rwsem_storage sem;
+	int held, sampled, timed_out, finished, got;
+	unsigned long progress;
+	struct rwsem_state after;	/* right after up_write() */
+};
+
+static void writer_then_readers(struct test_thread *t)
+{
+	struct wake_readers *w = t->arg;
+	const struct rwsem_ops *ops = w->v->ops;
+	struct optimistic_spin_node node;
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+
+	task_start(&node, t->id);
+	if (t->id == 0) {
+		ops->down_write(&w->sem);
+		store(&w->held, 1);
+		while (state_of(w->v, &w->sem).nr_waiters < WR_READERS) {
+			if (now_ns() > end) {
+				store(&w->timed_out, 1);
+				break;
+			}
+			nap();
+		}
+		ops->up_write(&w->sem);
+		w->v->state(&w->sem, &w->after);
+		store(&w->sampled, 1);
+	} else {
+		while (!load(&w->held))
+			nap();
+		ops->down_read(&w->sem);
+		__atomic_add_fetch(&w->got, 1, __ATOMIC_ACQ_REL);
+		while (!load(&w->sampled))
+			nap();
+		ops->up_read(&w->sem);
+	}
+	__atomic_fetch_add(&w->progress, 1, __ATOMIC_RELAXED);
+	leave_together(&w->finished, 1 + WR_READERS);
+}
+
+static void test_up_write_wakes_every_queued_reader(void **state)
+{
+	int cpus = test_task_cpus() < 2 ? 1 : 2;
+	const struct version *v;
+	struct watchdog wd;
+
+	for_each_version(v) {
+		struct wake_readers *w = calloc(1, sizeof(*w));
+
+		w->v = v;
+		v->ops->init(&w->sem);
+		watchdog_start(&wd, "wake readers", v, &w->sem, &w->progress);
+		test_race_tasks(1 + WR_READERS, cpus, writer_then_readers, w);
+		watchdog_stop(&wd);
+		assert_false(w->timed_out);
+		assert_int_equal(w->after.active, WR_READERS);
+		assert_false(w->after.writer_locked);
+		assert_int_equal(w->after.nr_waiters, 0);
+		assert_false(w->after.flag_waiters);
+		if (v->upstream)
+			assert_true(w->after.reader_owned);
+		assert_int_equal(w->got, WR_READERS);
+		assert_released(v, &w->sem);
+		free(w);
+	}
+}
+
+/* Today's rwsem only, from here on: two CPUs, a task on each. */
+
+static const struct version *upstream(void)
+{
+	return &versions[1];
+}
+
+static bool two_cpus(void)
+{
+	return test_task_cpus() >= 2;
+}
+
+/* 5. A writer spins behind a writer owner that runs, and never sleeps. */
+
+#define OWNER_HOLD_NS	(2 * 1000 * 1000)
+
+#define SPIN_RUNS	10
+
+struct spin_behind {
+	struct rwsem_storage sem;
+	int held, finished;
+	unsigned long sleeps, spin_acquired, spin_abandoned;
+	uint64_t slowpath;		/* cycles in the write slow path */
+	uint64_t spun;			/* of which in rwsem_spin_on_owner() */
+	uint64_t waited_ns;
+};
+
+static void spin_behind_writer(struct test_thread *t)
+{
+	struct spin_behind *s = t->arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+	uint64_t t0;
+
+	task_start(&node, t->id);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	if (t->id == 0) {
+		ops->down_write(&s->sem);
+		store(&s->held, 1);
+		busy_ns(OWNER_HOLD_NS);		/* on its CPU all along */
+		ops->up_write(&s->sem);
+		busy_ns(OWNER_HOLD_NS / 10);	/* and a while after */
+	} else {
+		while (!load(&s->held))
+			cpu_relax();
+		t0 = now_ns();
+		ops->down_write(&s->sem);
+		s->waited_ns = now_ns() - t0;
+		s->sleeps = rwsem_profile.sleeps;
+		s->spin_acquired = rwsem_profile.spin_acquired;
+		s->spin_abandoned = rwsem_profile.spin_abandoned;
+		s->slowpath = rwsem_profile.write_failed;
+		s->spun = rwsem_profile.spin_on_owner;
+		ops->up_write(&s->sem);
+	}
+	leave_together(&s->finished, 2);
+}
+
+/*
+ * Some runs say nothing, and are run again: where the host held the
+ * spinner up until the owner had gone (a VM's vCPU, another process's
+ * SCHED_FIFO task), it took the fast path; where it was held up between
+ * reading the owner and its on_cpu, it saw the owner leave the CPU and
+ * queued, as the kernel's spinner would, finding the lock free.  In
+ * every run that came to the slow path it spun and never slept.
+ */
+static void test_writer_spins_behind_running_writer(void **state)
+{
+	int run, taken = 0;
+
+	if (!two_cpus())
+		skip();
+	for (run = 0; run < SPIN_RUNS && !taken; run++) {
+		struct spin_behind *s = calloc(1, sizeof(*s));
+
+		upstream()->ops->init(&s->sem);
+		test_race_tasks(2, 2, spin_behind_writer, s);
+		assert_released(upstream(), &s->sem);
+		if (!s->slowpath || !timing_checked()) {
+			free(s);
+			continue;
+		}
+		if (!s->spin_acquired || s->sleeps)
+			fprintf(stderr, "upstream: run %d: the writer queued "
+				"after %.2f ms, %lu sleeps\n", run,
+				s->waited_ns / 1e6, s->sleeps);
+		/* it waited for the owner, spinning on it */
+		assert_true(s->waited_ns > OWNER_HOLD_NS / 4);
+		assert_true(cycles_to_ns(s->spun) > OWNER_HOLD_NS / 4);
+		assert_int_equal(s->sleeps, 0);
+		taken = s->spin_acquired;
+		free(s);
+	}
+	if (timing_checked())
+		assert_true(taken);
+}
+
+/*
+ * 6. A writer spinning on a reader-owned lock stops once
+ * rwsem_rspin_threshold() has passed, (20 + readers) / 2 us, and marks
+ * the lock RWSEM_NONSPINNABLE before it queues.
+ */
+
+#define RSPIN_MIN_NS	(21 * 1000 / 2)	/* one reader: 10.5 us */
+
+struct reader_owned {
+	struct rwsem_storage sem;
+	int held, finished, timed_out;
+	struct rwsem_state queued;	/* as the reader saw it queue */
+	unsigned long sleeps, spin_abandoned;
+	uint64_t spun_cycles;		/* in the slow path's callees */
+	uint64_t waited_ns;
+};
+
+static void spin_on_reader(struct test_thread *t)
+{
+	struct reader_owned *r = t->arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+	uint64_t end, t0;
+
+	task_start(&node, t->id);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	if (t->id == 0) {
+		ops->down_read(&r->sem);
+		store(&r->held, 1);
+		/* hold it, on the CPU, until the writer has queued */
+		end = now_ns() + DEADLINE_MS * 1000000ull;
+		do {
+			r->queued = state_of(upstream(), &r->sem);
+			if (now_ns() > end) {
+				store(&r->timed_out, 1);
+				break;
+			}
+		} while (!r->queued.nr_waiters);
+		ops->up_read(&r->sem);
+	} else {
+		while (!load(&r->held))
+			cpu_relax();
+		t0 = now_ns();
+		ops->down_write(&r->sem);
+		r->waited_ns = now_ns() - t0;
+		r->sleeps = rwsem_profile.sleeps;
+		r->spin_abandoned = rwsem_profile.spin_abandoned;
+		r->spun_cycles = rwsem_profile.write_failed_callees;
+		ops->up_write(&r->sem);
+	}
+	leave_together(&r->finished, 2);
+}
+
+static void test_reader_owned_spin_is_bounded(void **state)
+{
+	struct reader_owned *r;
+
+	if (!two_cpus())
+		skip();
+	r = calloc(1, sizeof(*r));
+	upstream()->ops->init(&r->sem);
+	test_race_tasks(2, 2, spin_on_reader, r);
+	fprintf(stderr, "upstream: spun %.1f us on a reader-owned lock, "
+		"then queued\n", cycles_to_ns(r->spun_cycles) / 1000);
+	assert_false(r->timed_out);		/* it stopped spinning */
+	if (timing_checked()) {
+		assert_true(r->queued.reader_owned);
+		assert_true(r->queued.nonspinnable);
+		assert_int_equal(r->queued.nr_write_waiters, 1);
+		assert_int_equal(r->spin_abandoned, 1);
+		assert_true(r->sleeps >= 1);
+		/* it spun the threshold first (the tsc rate is approximate) */
+		assert_true(cycles_to_ns(r->spun_cycles) > RSPIN_MIN_NS * 0.9);
+	}
+	assert_released(upstream(), &r->sem);
+	assert_false(state_of(upstream(), &r->sem).nonspinnable);
+	free(r);
+}
+
+/*
+ * 7. Handoff: a stealer on one CPU retakes the lock each time it lets go,
+ * ahead of a writer queued on the other, until that writer has waited
+ * RWSEM_WAIT_TIMEOUT (4 ms) and sets RWSEM_FLAG_HANDOFF.  From then on
+ * the lock must go to the queued writer first.  A run where the queued
+ * writer wins a race before its timeout shows no handoff (more often
+ * when the host holds the stealer up): such runs are retried.
+ */
+
+#define STEAL_HOLD_NS	(50 * 1000)
+#define HANDOFF_BUDGET_MS	3000	/* runs until one shows a handoff */
+#define STARVED_MS	500
+
+struct handoff {
+	struct rwsem_storage sem;
+	int held, waiter_got, finished;
+	int handoff_seen;	/* the stealer saw RWSEM_FLAG_HANDOFF */
+	int violations;		/* it took the lock next, all the same */
+	int starved;
+	unsigned long steals;
+	uint64_t waited_ns;
+};
+
+static void stealer_and_waiter(struct test_thread *t)
+{
+	struct handoff *h = t->arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+	struct rwsem_state st;
+	uint64_t end, t0;
+	bool handoff;
+
+	task_start(&node, t->id);
+	if (t->id == 0) {
+		ops->down_write(&h->sem);
+		store(&h->held, 1);
+		end = now_ns() + DEADLINE_MS * 1000000ull;
+		while (!state_of(upstream(), &h->sem).nr_waiters &&
+		       now_ns() < end)
+			cpu_relax();
+		busy_ns(STEAL_HOLD_NS);		/* it is asleep by now */
+		end = now_ns() + STARVED_MS * 1000000ull;
+		for (;;) {
+			/*
+			 * The waiter sets the flag while the stealer holds
+			 * the lock, then spins on it and takes the lock as
+			 * soon as it is let go: look before letting go.
+			 */
+			st = state_of(upstream(), &h->sem);
+			handoff = st.flag_handoff;
+			if (handoff)
+				store(&h->handoff_seen, 1);
+			ops->up_write(&h->sem);
+			if (load(&h->waiter_got))
+				break;
+			if (now_ns() > end) {
+				store(&h->starved, 1);
+				break;
+			}
+			ops->down_write(&h->sem);
+			if (handoff && !load(&h->waiter_got))
+				test_note(&h->violations);
+			h->steals++;
+			busy_ns(STEAL_HOLD_NS);
+		}
+	} else {
+		while (!load(&h->held))
+			cpu_relax();
+		/* a tick came: it cannot spin, so it queues first */
+		WRITE_ONCE(current->rq->need_resched, 1);
+		t0 = now_ns();
+		ops->down_write(&h->sem);
+		h->waited_ns = now_ns() - t0;
+		store(&h->waiter_got, 1);
+		ops->up_write(&h->sem);
+	}
+	leave_together(&h->finished, 2);
+}
+
+static void test_handoff_beats_lock_stealing(void **state)
+{
+	double end = test_now_ms() + HANDOFF_BUDGET_MS;
+	int run, handoffs = 0;
+
+	if (!two_cpus())
+		skip();
+	for (run = 0; !handoffs && test_now_ms() < end; run++) {
+		struct handoff *h = calloc(1, sizeof(*h));
+
+		upstream()->ops->init(&h->sem);
+		test_race_tasks(2, 2, stealer_and_waiter, h);
+		fprintf(stderr, "upstream: run %d: %lu steals, waiter got it "
+			"after %.2f ms, handoff %sseen\n", run, h->steals,
+			h->waited_ns / 1e6, h->handoff_seen ? "" : "not ");
+		assert_int_equal(h->violations, 0);
+		assert_true(h->waiter_got);
+		if (h->handoff_seen) {
+			/* not before it had waited RWSEM_WAIT_TIMEOUT */
+			assert_true(h->waited_ns >= 4 * 1000 * 1000);
+			handoffs++;
+		}
+		assert_released(upstream(), &h->sem);
+		if (sched_fifo)
+			assert_false(h->starved);
+		free(h);
+	}
+	if (timing_checked())
+		assert_true(handoffs > 0);
+}
+
+static int setup(void **state)
+{
+	test_machine(&machine, 8, 2);
+	osq_thread_init(&main_node, 0);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_path_alone),
+		cmocka_unit_test(test_exclusion_and_no_lost_wakeup),
+		cmocka_unit_test(test_downgrade_wakes_queued_readers),
+		cmocka_unit_test(test_up_write_wakes_every_queued_reader),
+		cmocka_unit_test(test_writer_spins_behind_running_writer),
+		cmocka_unit_test(test_reader_owned_spin_is_bounded),
+		cmocka_unit_test(test_handoff_beats_lock_stealing),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
