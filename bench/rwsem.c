@@ -299,7 +299,7 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 /*
  * --io-path-ns=auto and --map-ns=auto, calibrated on the running kernel:
  * a 1-job fio randread and randwrite on the reference file (XFS when
- * there is one) give what a real I/O costs a fio job; io_path_ns is the
+ * there is one; the median of 3) give what a real I/O costs a fio job; io_path_ns is the
  * work that makes the model's I/O (timed with calibrate.h on the run's
  * file, with its map and update-time work) cost as much: one secant
  * step from no work, as the work's cost is not quite additive (a spin
@@ -307,7 +307,8 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
  * a block under the ILOCK shared, less lseek(SEEK_CUR), which does not.
  */
 #define CALIBRATION_IOS		2000
-#define CALIBRATION_FIO_S	0.3
+#define CALIBRATION_FIO_S	0.2
+#define CALIBRATION_FIO_RUNS	3
 #define MAX_CALIBRATIONS	8
 
 struct io_calibration {
@@ -358,21 +359,41 @@ static long seek_round(void *arg)
 	return CALIBRATION_IOS;
 }
 
-/* ns per I/O of one fio job pinned to this CPU. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * ns per I/O of one fio job pinned to this CPU, the median of a few runs:
+ * a write's cost moves by 2x between runs of a few tenths of a second.
+ */
 static double fio_io_ns(struct fio_job *job, bool write, char *err,
 			size_t len)
 {
+	double ns[CALIBRATION_FIO_RUNS];
 	struct fio_totals t;
 	struct fio_proc p;
+	int i;
 
 	job->rw = write ? "randwrite" : "randread";
 	job->nr_jobs = 1;
 	snprintf(job->cpus, sizeof(job->cpus), "%d", sched_getcpu());
 	job->runtime = CALIBRATION_FIO_S;
-	job->ramp = CALIBRATION_FIO_S / 3;
-	if (fio_spawn(job, &p, err, len) || fio_wait(&p, &t, err, len))
-		return -1;
-	return t.iops > 0 ? 1e9 / t.iops : -1;
+	job->ramp = CALIBRATION_FIO_S / 2;
+	for (i = 0; i < CALIBRATION_FIO_RUNS; i++) {
+		if (fio_spawn(job, &p, err, len) || fio_wait(&p, &t, err, len))
+			return -1;
+		if (t.iops <= 0) {
+			snprintf(err, len, "fio: no I/O in %.1f s", job->runtime);
+			return -1;
+		}
+		ns[i] = 1e9 / t.iops;
+	}
+	qsort(ns, CALIBRATION_FIO_RUNS, sizeof(ns[0]), cmp_double);
+	return ns[CALIBRATION_FIO_RUNS / 2];
 }
 
 static const char *reference_dir(void)
