@@ -306,7 +306,7 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
  * delays the copy's cache misses).  The map work is lseek(SEEK_DATA), which maps
  * a block under the ILOCK shared, less lseek(SEEK_CUR), which does not.
  */
-#define CALIBRATION_IOS		2000
+#define CALIBRATION_IOS		20000
 #define CALIBRATION_FIO_S	0.2
 #define CALIBRATION_FIO_RUNS	3
 #define MAX_CALIBRATIONS	8
@@ -406,7 +406,7 @@ static unsigned long solve_io_path(struct calibration *c, bool write,
 				   double real)
 {
 	struct fio_run *own = c->model;
-	double none, some;
+	double none, some, slope;
 
 	c->write = write;
 	own->io_path_ns[write] = 0;
@@ -415,9 +415,10 @@ static unsigned long solve_io_path(struct calibration *c, bool write,
 		return 0;
 	own->io_path_ns[write] = (unsigned long)(real - none);
 	some = kscale_calibrate(model_io_round, c);
-	if (some > none)
-		own->io_path_ns[write] = (unsigned long)((real - none) *
-			own->io_path_ns[write] / (some - none));
+	/* a slope far from 1 is the timing's noise, not the work's */
+	slope = (some - none) / own->io_path_ns[write];
+	if (slope > 0.5 && slope < 2)
+		own->io_path_ns[write] = (unsigned long)((real - none) / slope);
 	return own->io_path_ns[write];
 }
 
