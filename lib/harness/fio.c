@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,7 @@
 
 #include "fatal.h"
 #include "fio.h"
-
-extern char **environ;
+#include "spawn.h"
 
 /* The running fio, killed if the bench dies (async-signal-safe). */
 static volatile pid_t running;
@@ -57,8 +55,6 @@ int fio_spawn(const struct fio_job *job, struct fio_proc *p, char *err,
 			 "--time_based", runtime, ramp, cpus,
 			 "--cpus_allowed_policy=split", "--output-format=json",
 			 out, NULL };
-	int e;
-
 	if (!undo_registered) {
 		fatal_undo(fio_undo);
 		undo_registered = true;
@@ -77,10 +73,10 @@ int fio_spawn(const struct fio_job *job, struct fio_proc *p, char *err,
 	snprintf(p->json, sizeof(p->json), "%s.%d.%lu.json", job->filename,
 		 (int)getpid(), ++generation);
 	snprintf(out, sizeof(out), "--output=%s", p->json);
-	e = posix_spawnp(&p->pid, "fio", NULL, NULL, argv, environ);
-	if (e) {
+	p->pid = kscale_spawn(argv, NULL);
+	if (p->pid < 0) {
 		snprintf(err, len, "cannot run fio: %s (install it: sudo "
-			 "apt-get install fio)", strerror(e));
+			 "apt-get install fio)", strerror(errno));
 		return -1;
 	}
 	running = p->pid;

@@ -12,12 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,6 +23,7 @@
 
 #include "fatal.h"
 #include "perf.h"
+#include "spawn.h"
 
 /* perf's start-up, an ack, its exit or a report: longer is a hang */
 #define PERF_TIMEOUT_S	30
@@ -101,42 +100,13 @@ static bool find_perf(void)
 	return found;
 }
 
-/*
- * argv, its stdout and stderr to `out`.  Forked from Google Benchmark's
- * main thread, whose end (the process's) kills the child through
- * PR_SET_PDEATHSIG even where no undo runs (SIGKILL).  Signals stay
- * blocked until the child's handlers are reset: none may run the bench's
- * undo in the child.
- */
+/* argv, its stdout and stderr to `out`, as the running child. */
 static int spawn(char *const argv[], const char *out)
 {
-	pid_t parent = getpid(), pid;
-	sigset_t all, old;
-	int fd, sig;
+	pid_t pid = kscale_spawn(argv, out);
 
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (!pid) {
-		for (sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		execv(argv[0], argv);
-		_exit(127);
-	}
 	if (pid > 0)
 		child = pid;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	close(fd);
 	return pid > 0 ? 0 : -1;
 }
 

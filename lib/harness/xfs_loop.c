@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +12,8 @@
 #include <unistd.h>
 
 #include "fatal.h"
+#include "spawn.h"
 #include "xfs_loop.h"
-
-extern char **environ;
 
 /* The one mount the fatal-exit undo must take down (async-signal-safe). */
 static char undo_dir[300];
@@ -73,16 +71,12 @@ static int loop_attach(struct xfs_loop *x, int fd, char *err, size_t len)
 static int run_mkfs(const char *dev, char *err, size_t len)
 {
 	char *argv[] = { "mkfs.xfs", "-q", "-f", (char *)dev, NULL };
-	posix_spawn_file_actions_t fa;
-	int status, e;
-	pid_t pid;
+	pid_t pid = kscale_spawn(argv, "/dev/null");
+	int status;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	e = posix_spawnp(&pid, "mkfs.xfs", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e)
-		return fail(err, len, "mkfs.xfs (apt-get install xfsprogs)", e);
+	if (pid < 0)
+		return fail(err, len, "mkfs.xfs (apt-get install xfsprogs)",
+			    errno);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
 		snprintf(err, len, "mkfs.xfs %s failed (status %d)", dev,

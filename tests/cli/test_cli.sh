@@ -171,25 +171,34 @@ fuse_killed_leaves_no_mount() {
 	! compgen -G "$tmp/kscale-fuse.*" >/dev/null
 }
 
-# fio_xfs killed mid-run: no mount point, no fio left running.
+# fio_xfs killed by SIG mid-run: no fio left running (it dies with the
+# bench, PR_SET_PDEATHSIG) and, unless SIG is SIGKILL, no mount point.
 xfs_killed_leaves_nothing() {
-	local pid i
+	local sig=$1 pid i fio="fio --name=kscale --filename=$tmp/"
 
 	[[ $(id -u) == 0 ]] && grep -qw xfs /proc/filesystems &&
 		command -v mkfs.xfs >/dev/null || return 0
 	TMPDIR=$tmp "${bench%/*}/rwsem" --variants=fio_xfs --cpus=1 \
 		--io-path-ns=0 --map-ns=0 --duration=5 --warmup=0 \
-		>/dev/null 2>&1 &
+		--perf=false >/dev/null 2>&1 &
 	pid=$!
 	for ((i = 0; i < 50; i++)); do
-		pgrep -f "fio --name=kscale --filename=$tmp/" >/dev/null && break
+		pgrep -f "$fio" >/dev/null && break
 		sleep 0.1
 	done
-	kill -TERM "$pid"
+	kill -"$sig" "$pid"
 	wait "$pid"
-	sleep 0.2
-	! compgen -G "$tmp/kscale-xfs.*" >/dev/null &&
-		! pgrep -f "fio --name=kscale --filename=$tmp/" >/dev/null
+	for ((i = 0; i < 20; i++)); do
+		pgrep -f "$fio" >/dev/null || break
+		sleep 0.1
+	done
+	! pgrep -f "$fio" >/dev/null || return 1
+	if [[ $sig == KILL ]]; then
+		# the mount was in the bench's own namespace, gone with it
+		rmdir "$tmp"/kscale-xfs.* 2>/dev/null
+		return 0
+	fi
+	! compgen -G "$tmp/kscale-xfs.*" >/dev/null
 }
 
 # A profiled real run killed by SIG mid-window leaves no perf running and,
@@ -230,7 +239,9 @@ test_bench_killed() {
 	check "real_lookup's FUSE run killed by SIGTERM leaves no mount" \
 		fuse_killed_leaves_no_mount
 	check "rwsem's fio_xfs run killed by SIGTERM leaves no mount or fio" \
-		xfs_killed_leaves_nothing
+		xfs_killed_leaves_nothing TERM
+	check "rwsem's fio_xfs run killed by SIGKILL leaves no fio running" \
+		xfs_killed_leaves_nothing KILL
 	check "a profiled run killed by SIGTERM leaves no perf or file" \
 		perf_killed_leaves_nothing TERM
 	check "a profiled run killed by SIGKILL leaves no perf running" \
