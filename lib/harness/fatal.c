@@ -11,11 +11,12 @@
 static void (*undos[MAX_UNDO])(void);
 static volatile sig_atomic_t nr_undos;
 
+/* Last registered first: a user (fio) goes before what it uses (XFS). */
 static void undo_all(void)
 {
 	int i;
 
-	for (i = 0; i < nr_undos; i++)
+	for (i = nr_undos - 1; i >= 0; i--)
 		undos[i]();
 }
 

@@ -2,7 +2,7 @@
 /*
  * What a bench process must undo however it ends (a fatal signal, the
  * watchdog, exit): the host's RT throttling, a half-written output file.
- * Every undo must be async-signal-safe.
+ * Every undo must be async-signal-safe; the last registered runs first.
  */
 #ifndef KSCALE_FATAL_H
 #define KSCALE_FATAL_H

@@ -15,10 +15,16 @@
 /* The running fio, killed if the bench dies (async-signal-safe). */
 static volatile pid_t running;
 
+/* Reaped too: a fio still in a system call could write after the unmount. */
 static void fio_undo(void)
 {
-	if (running > 0)
-		kill(running, SIGKILL);
+	pid_t pid = running;
+
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		running = 0;
+	}
 }
 
 int fio_layout(const char *path, size_t size, char *err, size_t len)
