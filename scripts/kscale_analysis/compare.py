@@ -8,7 +8,7 @@ from .results import KscaleError, group_runs, knob_text, load, unit
 
 PROG = "kscale compare"
 DEFAULT_METRICS = ["ops_per_sec"]
-OPTIONS = "[--metric=NAME[,NAME...]] [--format=text|markdown]"
+OPTIONS = "[--metric=NAME[,NAME...]] [--min-effect=PCT] [--format=text|markdown]"
 USAGE = (f"{PROG} RESULTS.json --before=SELECTOR --after=SELECTOR {OPTIONS}\n"
          f"       {PROG} A.json B.json {OPTIONS}")
 DESCRIPTION = """\
@@ -18,8 +18,13 @@ A SELECTOR is a variant, optionally with knob values to compare across a
 knob: --before=percpu/mounts:1 --after=percpu/mounts:2, or a thread count
 (N, all, all*K: the allowed CPUs times K) to compare across counts:
 --before=percpu/threads:all --after=percpu/threads:all*4.
-Values are medians over repetitions with the sample stddev as a percentage
-of the mean; "~" marks a change that is not statistically significant."""
+Values are medians over repetitions, ± a robust spread (the median absolute
+deviation x 1.4826 as % of the median); every row has a bootstrap 95%
+confidence interval of its change; "~" marks a change that is not
+significant (Mann-Whitney U, p adjusted across the table's rows by
+Benjamini-Hochberg at a 5% false discovery rate, or smaller than
+--min-effect), "?" a row with fewer than 4 repetitions a side (no verdict).
+The default metric is the model's primary one (kscale_primary_metric)."""
 
 
 @dataclass
@@ -45,7 +50,12 @@ def build_parser():
     parser.add_argument("--after", metavar="SELECTOR",
                         help="new: VARIANT[/KNOB:VALUE...] (one file)")
     parser.add_argument("--metric", action="append", metavar="NAME[,NAME...]",
-                        help="metric(s) to compare, repeatable (default: ops_per_sec)")
+                        help="metric(s) to compare, repeatable (default: the model's "
+                             "primary metric, else ops_per_sec)")
+    parser.add_argument("--min-effect", type=float, default=stats.MIN_EFFECT_PCT,
+                        metavar="PCT",
+                        help="changes smaller than PCT %% of before are never "
+                             f"significant (default {stats.MIN_EFFECT_PCT:g})")
     parser.add_argument("--format", choices=("text", "markdown"), default="text",
                         help="output format (default: text)")
     return parser
@@ -127,6 +137,11 @@ def variant_tables(results, before, after):
             point = selected(run, selector, free, cpus)
             if point:
                 points[side][point] = run
+    dropped = [f"dropped: {len(only)} point{'s' * (len(only) != 1)} of "
+               f"{name} with no {other} to pair"
+               for only, name, other in ((set(points[0]) - set(points[1]), before, after),
+                                         (set(points[1]) - set(points[0]), after, before))
+               if only]
     # registration order (family_index), whatever order the runs ran in
     common = sorted(set(points[0]) & set(points[1]),
                     key=lambda p: (points[0][p].rows[0].get("family_index", 0), p[3]))
@@ -141,7 +156,7 @@ def variant_tables(results, before, after):
     if not sections:
         raise KscaleError(f"{results.label}: {before!r} and {after!r} "
                           "share no benchmark point")
-    return tables_from_sections(list(sections.values()))
+    return tables_from_sections(list(sections.values())), dropped
 
 
 def file_tables(a, b):
@@ -166,26 +181,38 @@ def file_tables(a, b):
 def header(metric):
     """Column titles: bandwidths and profile shares as in the seed's tables."""
     sides = ["BW before", "BW after"] if metric.endswith("_MBps") else ["before", "after"]
-    return ["Test"] + sides + ["pp change" if metric.endswith("_pct") else "% change"]
+    return (["Test"] + sides + ["pp change" if metric.endswith("_pct") else "% change"]
+            + ["95% CI"])
 
 
-def cells(row, metric):
-    before, after = row.before.values(metric), row.after.values(metric)
-    change = stats.fmt_points if metric.endswith("_pct") else stats.fmt_change
-    return [row.test, stats.fmt_cell(before), stats.fmt_cell(after),
-            change(before, after)]
+def table_cells(sections, metric, min_effect):
+    """Each section's rows as cells, the table's rows judged together."""
+    points = metric.endswith("_pct")
+    rows = [row for section in sections for row in section]
+    assessed = iter(stats.assess_table(
+        [(r.before.values(metric), r.after.values(metric)) for r in rows],
+        points, min_effect))
+    body = []
+    for section in sections:
+        body.append([])
+        for row in section:
+            a = next(assessed)
+            body[-1].append([row.test, stats.fmt_cell(row.before.values(metric)),
+                             stats.fmt_cell(row.after.values(metric)),
+                             stats.fmt_change(a, points), stats.fmt_ci(a, points)])
+    return body
 
 
-def render_text(title, sections, metric):
+def render_text(title, body, metric):
     header_row = header(metric)
-    body = [[cells(row, metric) for row in section] for section in sections]
     for section in body:
         for line in section:  # keep the digits of marked/unmarked changes aligned
-            line[3] = line[3] if line[3].endswith("~") else line[3] + "  "
-    widths = [max(len(c[i]) for c in [header_row] + sum(body, [])) for i in range(4)]
+            line[3] = line[3] if line[3].endswith(("~", "?")) else line[3] + "  "
+    ncols = len(header_row)
+    widths = [max(len(c[i]) for c in [header_row] + sum(body, [])) for i in range(ncols)]
 
     def fmt(c):
-        cols = [c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in (1, 2, 3)]
+        cols = [c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, ncols)]
         return "  ".join(cols).rstrip()
 
     lines = [title, "", fmt(header_row), "  ".join("-" * w for w in widths)]
@@ -194,13 +221,13 @@ def render_text(title, sections, metric):
     return lines
 
 
-def render_markdown(title, sections, metric):
+def render_markdown(title, body, metric):
     def fmt(c):
         return "| " + " | ".join(x.replace("|", "\\|") for x in c) + " |"
 
     lines = [f"**{title}**", "", fmt(header(metric)),
-             "|:-----|-------:|------:|---------:|"]
-    lines += [fmt(cells(row, metric)) for section in sections for row in section]
+             "|:-----|-------:|------:|---------:|-------:|"]
+    lines += [fmt(line) for section in body for line in section]
     return lines
 
 
@@ -223,12 +250,18 @@ def rep_counts(tables, metrics):
     return counts
 
 
-def footnotes(tables, metrics, notes):
+def footnotes(tables, metrics, notes, min_effect):
     n = stats.span(rep_counts(tables, metrics))
-    return [f"n = {n} repetitions per side; values are medians, ± is the sample "
-            "stddev as % of the mean",
-            "~ = not significant: two-sided Mann-Whitney U p >= 0.05 (>= 4 repetitions "
-            "per side), or overlapping min..max ranges (fewer repetitions)"] + notes
+    return [f"n = {n} repetitions per side; values are medians, ± is the median "
+            "absolute deviation x 1.4826 as % of the median",
+            f"95% CI: the change of the medians over {stats.BOOTSTRAP_RESAMPLES} "
+            "bootstrap resamples of each side's repetitions (percentile, seed "
+            f"{stats.BOOTSTRAP_SEED}); n/a below {stats.MIN_REPS_FOR_TEST} repetitions",
+            "~ = not significant: two-sided Mann-Whitney U p adjusted across each "
+            "table's rows by Benjamini-Hochberg, q >= 0.05 (false discovery rate "
+            f"5%), or a change under {min_effect:g}% of before (pp rows from 0: "
+            f"{min_effect:g} pp); ? = no verdict: fewer than "
+            f"{stats.MIN_REPS_FOR_TEST} repetitions on a side"] + notes
 
 
 def block(lines, markdown):
@@ -238,7 +271,8 @@ def block(lines, markdown):
     return [x for line in lines for x in (line, "")] if markdown else list(lines) + [""]
 
 
-def report(results, tables, metrics, markdown, sides="", preamble=(), notes=()):
+def report(results, tables, metrics, markdown, min_effect, sides="", preamble=(),
+           notes=()):
     """The whole output: preamble, one table per (metric, model), footnotes."""
     render = render_markdown if markdown else render_text
     out = block(preamble, markdown)
@@ -247,8 +281,9 @@ def report(results, tables, metrics, markdown, sides="", preamble=(), notes=()):
         label = f"{metric} ({metric_unit})" if metric_unit else metric
         for table in tables:
             title = f"{table.model}: {label}" + (f", {sides}" if sides else "")
-            out += render(title, table.sections, metric) + [""]
-    out += block(footnotes(tables, metrics, list(notes)), markdown)
+            body = table_cells(table.sections, metric, min_effect)
+            out += render(title, body, metric) + [""]
+    out += block(footnotes(tables, metrics, list(notes), min_effect), markdown)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -261,25 +296,62 @@ def check_mode(args):
         raise KscaleError("--before/--after apply to one results file, not two")
 
 
+# Context that changes what a number means: two files that differ here
+# are not comparing like with like (keys ending in _auto are calibrations).
+CONTEXT_KEYS = ("kscale_kernel_release", "kscale_cpu_model", "kscale_tsc_per_ns",
+                "kscale_duration_s", "kscale_warmup_s", "kscale_cflags",
+                "kscale_allowed_cpus", "kscale_preempt", "kscale_slice_us")
+
+
+def context_warnings(a, b):
+    """One line per context value that differs between two results files."""
+    keys = [k for k in CONTEXT_KEYS if k in a.context or k in b.context]
+    keys += sorted(k for k in set(a.context) | set(b.context)
+                   if k.endswith("_auto") and k not in keys)
+    return [f"warning: context differs: {k}: {a.context.get(k, 'absent')!s} "
+            f"(before) vs {b.context.get(k, 'absent')!s} (after)"
+            for k in keys if a.context.get(k) != b.context.get(k)]
+
+
+def error_notes(loaded):
+    """The failed runs a results file holds, which no table shows."""
+    notes = []
+    for res in loaded:
+        for name, message in res.errors:
+            notes.append(f"dropped: failed run in {res.label}: {name}: {message}")
+    return notes
+
+
+def default_metrics(loaded):
+    """The model's primary metric, if every file records the same one."""
+    primary = {res.context.get("kscale_primary_metric") for res in loaded}
+    return [primary.pop()] if len(primary) == 1 and None not in primary else DEFAULT_METRICS
+
+
 def compare_command(argv):
     args = build_parser().parse_intermixed_args(argv)
-    metrics = cli.metric_list(args.metric, DEFAULT_METRICS)
     check_mode(args)
     loaded = [load(path) for path in args.results]
+    metrics = cli.metric_list(args.metric, default_metrics(loaded))
+    if args.min_effect < 0:
+        raise KscaleError("--min-effect must be >= 0")
     for results in loaded:
         for metric in metrics:
             results.require_metric(metric)
     markdown = args.format == "markdown"
+    notes = error_notes(loaded)
     if len(loaded) == 1:
-        tables = variant_tables(loaded[0], args.before, args.after)
-        text = report(loaded[0], tables, metrics, markdown,
-                      sides=f"before={args.before} after={args.after}")
+        tables, dropped = variant_tables(loaded[0], args.before, args.after)
+        text = report(loaded[0], tables, metrics, markdown, args.min_effect,
+                      sides=f"before={args.before} after={args.after}",
+                      notes=dropped + notes)
     else:
-        tables, notes = file_tables(*loaded)
-        text = report(loaded[0], tables, metrics, markdown,
+        tables, only = file_tables(*loaded)
+        text = report(loaded[0], tables, metrics, markdown, args.min_effect,
                       preamble=[f"before: {describe(loaded[0])}",
-                                f"after: {describe(loaded[1])}"],
-                      notes=notes)
+                                f"after: {describe(loaded[1])}"]
+                      + context_warnings(*loaded),
+                      notes=only + notes)
     sys.stdout.write(text)
 
 

@@ -57,6 +57,7 @@ class Results:
     label: str  # file name(s) for messages
     context: dict
     runs: dict  # name -> Run, in order of first appearance
+    errors: list = field(default_factory=list)  # (name, message) of failed runs
 
     def variants(self):
         return sorted({run.variant for run in self.runs.values()})
@@ -123,17 +124,20 @@ def load(path):
     if not data["benchmarks"]:
         raise KscaleError(f"{path}: empty \"benchmarks\" list")
     context = data.get("context") if isinstance(data.get("context"), dict) else {}
-    runs = {}
+    runs, errors = {}, []
     for i, row in enumerate(data["benchmarks"]):
         if not isinstance(row, dict) or not isinstance(row.get("name"), str):
             raise KscaleError(f"{path}: benchmark #{i} has no \"name\"")
-        if row.get("run_type") == "aggregate" or row.get("error_occurred"):
+        if row.get("error_occurred"):
+            errors.append((row["name"], str(row.get("error_message", ""))))
+            continue
+        if row.get("run_type") == "aggregate":
             continue
         _add_row(runs, row, path)
     if not runs:
         raise KscaleError(f"{path}: no successful iteration rows "
                           "(only aggregates or errors)")
-    return Results(path, context, runs)
+    return Results(path, context, runs, errors)
 
 
 def _add_row(runs, row, path):
@@ -158,6 +162,7 @@ def load_merged(paths):
                 merged.runs[name].rows.extend(run.rows)
             else:
                 merged.runs[name] = run
+        merged.errors += res.errors
     merged.label = ", ".join(res.label for res in loaded)
     return merged
 

@@ -1,10 +1,23 @@
-"""Summary statistics, significance and number formatting."""
+"""Summary statistics, significance and number formatting.
 
+A table's rows are judged together (assess_table): each side's median,
+its robust spread, a bootstrap 95% confidence interval of the change, and
+a verdict from a two-sided Mann-Whitney U test whose p-values are adjusted
+across the table (Benjamini-Hochberg).  Rows with fewer than
+MIN_REPS_FOR_TEST repetitions on a side get no verdict at all.
+"""
+
+import random
 import statistics
 import warnings
+from dataclasses import dataclass
 
-ALPHA = 0.05
+ALPHA = 0.05  # the false discovery rate of a table
 MIN_REPS_FOR_TEST = 4  # below this Mann-Whitney U cannot reach p < 0.05
+MIN_EFFECT_PCT = 1.0  # smaller changes are never significant
+MAD_TO_SIGMA = 1.4826  # scales the MAD to the stddev of a normal sample
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 1
 
 
 def median(values):
@@ -21,24 +34,114 @@ def cv_percent(values):
     return statistics.stdev(values) / abs(mean) * 100
 
 
+def spread_percent(values):
+    """Robust spread: the median absolute deviation, scaled to a normal
+    sample's stddev, as a percentage of the median; None when undefined."""
+    if len(values) < 2:
+        return None
+    mid = statistics.median(values)
+    if mid == 0:
+        return None
+    mad = statistics.median(abs(v - mid) for v in values)
+    return MAD_TO_SIGMA * mad / abs(mid) * 100
+
+
 def percent_change(before, after):
     if before is None or after is None or before == 0:
         return None
     return (after - before) / abs(before) * 100
 
 
-def significant(before, after):
-    """Two-sided Mann-Whitney U p < ALPHA with >= 4 repetitions per side;
-    with fewer, significant only when the min..max ranges do not overlap."""
-    if not before or not after:
+def change(before, after, points=False):
+    """The change of the medians: % of before, or percentage points."""
+    b, a = median(before), median(after)
+    if b is None or a is None:
+        return None
+    return a - b if points else percent_change(b, a)
+
+
+def pvalue(before, after):
+    """Two-sided Mann-Whitney U p, or None below MIN_REPS_FOR_TEST a side."""
+    if min(len(before), len(after)) < MIN_REPS_FOR_TEST:
+        return None
+    if len(set(before) | set(after)) == 1:
+        return 1.0  # identical samples: no evidence of a change
+    from scipy.stats import mannwhitneyu  # slow import, only when needed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = mannwhitneyu(before, after, alternative="two-sided").pvalue
+    return 1.0 if p != p else p  # NaN: no evidence
+
+
+def bootstrap_ci(before, after, points=False, resamples=BOOTSTRAP_RESAMPLES,
+                 seed=BOOTSTRAP_SEED):
+    """95% percentile interval of the change of the medians, each side's
+    repetitions resampled with replacement; a fixed seed, so a table is
+    reproducible.  None below MIN_REPS_FOR_TEST a side."""
+    if min(len(before), len(after)) < MIN_REPS_FOR_TEST:
+        return None
+    rng = random.Random(seed)
+    changes = []
+    for _ in range(resamples):
+        c = change(rng.choices(before, k=len(before)),
+                   rng.choices(after, k=len(after)), points)
+        if c is not None:
+            changes.append(c)
+    if not changes:
+        return None
+    changes.sort()
+    lo = changes[int(0.025 * (len(changes) - 1))]
+    hi = changes[int(round(0.975 * (len(changes) - 1)))]
+    return lo, hi
+
+
+def benjamini_hochberg(pvalues):
+    """Adjusted p-values (q) in the same order; None stays None."""
+    ranked = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
+    q = [None] * len(pvalues)
+    m = len(ranked)
+    running = 1.0
+    for rank in range(m, 0, -1):
+        p, i = ranked[rank - 1]
+        running = min(running, p * m / rank)
+        q[i] = running
+    return q
+
+
+@dataclass
+class Assessment:
+    change: object  # float or None: % or pp
+    ci: object  # (lo, hi) or None
+    p: object
+    q: object
+    mark: str  # "" significant, "~" not, "?" no verdict
+
+
+def large_enough(before, after, points, min_effect):
+    """At least min_effect % of before; pp rows with before 0: min_effect pp."""
+    b, a = median(before), median(after)
+    if b is None or a is None:
         return False
-    if min(len(before), len(after)) >= MIN_REPS_FOR_TEST:
-        from scipy.stats import mannwhitneyu  # slow import, only when needed
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            p = mannwhitneyu(before, after, alternative="two-sided").pvalue
-        return p < ALPHA  # False for NaN
-    return max(before) < min(after) or max(after) < min(before)
+    if b == 0:
+        return abs(a - b) >= min_effect if points else a != b
+    return abs(a - b) / abs(b) * 100 >= min_effect
+
+
+def assess_table(pairs, points=False, min_effect=MIN_EFFECT_PCT):
+    """Assessments of [(before, after), ...], the rows of one table."""
+    ps = [pvalue(b, a) for b, a in pairs]
+    qs = benjamini_hochberg(ps)
+    out = []
+    for (b, a), p, q in zip(pairs, ps, qs):
+        if q is None:
+            mark = "?"
+        elif q < ALPHA and large_enough(b, a, points, min_effect):
+            mark = ""
+        else:
+            mark = "~"
+        out.append(Assessment(change(b, a, points), bootstrap_ci(b, a, points),
+                              p, q, mark))
+    return out
 
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -54,12 +157,12 @@ def fmt_value(value):
 
 
 def fmt_cell(values):
-    """'median ±cv%' for one side, or 'n/a' without data."""
+    """'median ±spread%' for one side, or 'n/a' without data."""
     if not values:
         return "n/a"
     text = fmt_value(median(values))
-    cv = cv_percent(values)
-    return text if cv is None else f"{text} ±{cv:.1f}%"
+    spread = spread_percent(values)
+    return text if spread is None else f"{text} ±{spread:.1f}%"
 
 
 def span(counts):
@@ -70,17 +173,20 @@ def span(counts):
     return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
-def fmt_change(before, after):
-    change = percent_change(median(before), median(after))
-    if change is None:
+def fmt_change(assessment, points=False):
+    """'+12.3%', '-0.4% ~', '+5.0% ?'; in percentage points for pp rows."""
+    c = assessment.change
+    if c is None:
         return "n/a"
-    mark = "" if significant(before, after) else " ~"
-    return f"{change:+.1f}%{mark}"
+    text = f"{c:+.2f} pp" if points else f"{c:+.1f}%"
+    return f"{text} {assessment.mark}" if assessment.mark else text
 
 
-def fmt_points(before, after):
-    """The change of a percentage as percentage points, as lkp-tests shows profiles."""
-    if not before or not after:
+def fmt_ci(assessment, points=False):
+    """'[+1.2%, +3.4%]', or 'n/a' where there is none."""
+    if assessment.ci is None:
         return "n/a"
-    mark = "" if significant(before, after) else " ~"
-    return f"{median(after) - median(before):+.2f} pp{mark}"
+    unit = " pp" if points else "%"
+    fmt = "{:+.2f}" if points else "{:+.1f}"
+    lo, hi = assessment.ci
+    return f"[{fmt.format(lo)}{unit}, {fmt.format(hi)}{unit}]"

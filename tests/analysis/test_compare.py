@@ -20,40 +20,97 @@ def row_for(output, test):
 
 
 class StatsTest(unittest.TestCase):
-    def test_median_cv_change(self):
+    def test_median_spread_change(self):
         before = [10 * M, 11 * M, 12 * M, 13 * M, 14 * M]
         self.assertEqual(stats.median(before), 12 * M)
-        self.assertAlmostEqual(stats.cv_percent(before), 1.5811388 / 12 * 100, places=4)
+        # MAD 1M, x 1.4826, of a 12M median
+        self.assertAlmostEqual(stats.spread_percent(before), 1.4826 / 12 * 100, places=4)
         self.assertAlmostEqual(stats.percent_change(12 * M, 22 * M), 83.3333, places=3)
         self.assertAlmostEqual(stats.percent_change(12.0, 6.0), -50.0)
         self.assertIsNone(stats.percent_change(0.0, 1.0))
-        self.assertIsNone(stats.cv_percent([5.0]))
+        self.assertIsNone(stats.spread_percent([5.0]))
         self.assertEqual(stats.median([1.0, 100.0, 2.0, 3.0]), 2.5)
+        # one outlier moves a stddev (143.7%) but not the robust spread
+        self.assertEqual(stats.spread_percent([100.0, 100.0, 100.0, 100.0, 1000.0]), 0.0)
+        self.assertEqual(stats.fmt_cell([100.0, 100.0, 100.0, 100.0, 1000.0]), "100 ±0.0%")
 
-    def test_significance_mann_whitney(self):
+    def test_no_verdict_below_four_repetitions(self):
+        for n in (1, 2, 3):
+            low, high = [1.0 + i for i in range(n)], [100.0 + i for i in range(n)]
+            a = stats.assess_table([(low, high)])[0]
+            self.assertEqual(a.mark, "?", n)
+            self.assertIsNone(a.p)
+            self.assertIsNone(a.ci)
+            self.assertEqual(stats.fmt_ci(a), "n/a")
+            self.assertTrue(stats.fmt_change(a).endswith(" ?"))
+
+    def test_verdicts_at_four_and_nine(self):
+        four = stats.assess_table([([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0])])[0]
+        self.assertAlmostEqual(four.p, 2 / 70)  # exact: both extreme orderings of 8
+        self.assertEqual(four.mark, "")
         low = [float(v) for v in range(100, 109)]
         high = [float(v) for v in range(200, 209)]
-        self.assertTrue(stats.significant(low, high))
-        self.assertFalse(stats.significant(low, low[::-1]))
-        self.assertFalse(stats.significant([1.0] * 5, [1.0] * 5))
-        self.assertEqual(stats.fmt_change(low, high), "+96.2%")
-        self.assertEqual(stats.fmt_change(low, [v + 0.5 for v in low]), "+0.5% ~")
+        nine = stats.assess_table([(low, high), (low, low[::-1])])
+        self.assertEqual([a.mark for a in nine], ["", "~"])
+        self.assertEqual(stats.fmt_change(nine[0]), "+96.2%")
+        # identical samples and ties: no evidence of a change
+        same = stats.assess_table([([5.0] * 4, [5.0] * 4), ([1.0, 1.0, 2.0, 2.0],
+                                                            [1.0, 2.0, 2.0, 1.0])])
+        self.assertEqual([a.mark for a in same], ["~", "~"])
+        self.assertEqual(same[0].p, 1.0)
+        self.assertEqual(same[0].ci, (0.0, 0.0))
 
-    def test_significance_few_repetitions_uses_ranges(self):
-        self.assertTrue(stats.significant([1.0, 2.0, 3.0], [3.5, 4.0, 5.0]))
-        self.assertFalse(stats.significant([1.0, 2.0, 3.0], [3.0, 4.0, 5.0]))
-        self.assertFalse(stats.significant([], [1.0]))
+    def test_min_effect(self):
+        low = [float(v) for v in range(1000, 1009)]
+        nudged = [v + 9 for v in low]  # separated, +0.9%
+        self.assertEqual(stats.assess_table([(low, nudged)])[0].mark, "~")
+        self.assertEqual(stats.assess_table([(low, nudged)], min_effect=0.5)[0].mark, "")
+        # percentage points from 0: the effect is absolute
+        self.assertEqual(stats.assess_table([([0.0] * 5, [0.5] * 5)], points=True)[0].mark,
+                         "~")
+        self.assertEqual(stats.assess_table([([0.0] * 5, [2.0] * 5)], points=True)[0].mark,
+                         "")
+
+    def test_bootstrap_interval(self):
+        # constant sides: every resample has the same medians
+        self.assertEqual(stats.bootstrap_ci([100.0] * 4, [110.0] * 4), (10.0, 10.0))
+        self.assertEqual(stats.bootstrap_ci([2.0] * 4, [5.0] * 4, points=True), (3.0, 3.0))
+        # a known case: resampled medians of {1,2,3,4,5} lie in 1..5, so the
+        # change against a constant 10 lies in +100%..+900%, and the fixed
+        # seed makes it reproducible
+        before, after = [1.0, 2.0, 3.0, 4.0, 5.0], [10.0] * 5
+        lo, hi = stats.bootstrap_ci(before, after)
+        self.assertTrue(100.0 <= lo < 233.4 < hi <= 900.0, (lo, hi))
+        self.assertEqual(stats.bootstrap_ci(before, after), (lo, hi))
+        self.assertNotEqual(stats.bootstrap_ci(before, after, seed=2), None)
+
+    def test_benjamini_hochberg(self):
+        # by hand: sorted 0.005, 0.01, 0.03, 0.04 -> x 4/rank = 0.02, 0.02,
+        # 0.04, 0.04, then the running minimum from the top
+        q = stats.benjamini_hochberg([0.01, 0.04, 0.03, 0.005, None])
+        for got, want in zip(q, [0.02, 0.04, 0.04, 0.02, None]):
+            if want is None:
+                self.assertIsNone(got)
+            else:
+                self.assertAlmostEqual(got, want)
+        # a lone separated row at n=4 (p = 0.029) is significant; among
+        # three rows with no change its q is 0.086: not any more
+        sep = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0])
+        null = ([1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0])
+        marks = [a.mark for a in stats.assess_table([sep, null, null])]
+        self.assertEqual(marks, ["~", "~", "~"])
+        self.assertEqual(stats.assess_table([sep])[0].mark, "")
 
     def test_percentage_points_and_seed_headers(self):
         from kscale_analysis import compare
         before = [19.0, 20.0, 21.0, 19.5, 20.5]
         after = [14.0, 14.5, 15.0, 13.5, 14.2]
-        self.assertEqual(stats.fmt_points(before, after), "-5.80 pp")
-        self.assertEqual(stats.fmt_points(before, before), "+0.00 pp ~")
+        a = stats.assess_table([(before, after)], points=True)[0]
+        self.assertEqual(stats.fmt_change(a, points=True), "-5.80 pp")
         self.assertEqual(compare.header("total_MBps"),
-                         ["Test", "BW before", "BW after", "% change"])
+                         ["Test", "BW before", "BW after", "% change", "95% CI"])
         self.assertEqual(compare.header("down_write_failed_self_pct"),
-                         ["Test", "before", "after", "pp change"])
+                         ["Test", "before", "after", "pp change", "95% CI"])
 
     def test_format(self):
         self.assertEqual(stats.fmt_value(12.34 * M), "12.3M")
@@ -106,14 +163,17 @@ class CompareVariantsTest(unittest.TestCase):
         self.assertIn("mnt_writers: ops_per_sec (ops/s), before=percpu after=atomic", out)
         self.assertRegex(out, r"Test +before +after +% change")
         line = row_for(out, f"{G1} threads:1")
-        self.assertRegex(line, r"12\.0M ±13\.2% +22\.0M ±7\.2% +\+83\.3%$")
+        self.assertRegex(line, r"12\.0M ±12\.4% +22\.0M ±6\.7% +\+83\.3% +"
+                         r"\[\+53\.8%, \+120\.0%\]$")
         self.assertRegex(row_for(out, f"{G1} threads:2"),
-                         r"14\.0M ±22\.6% +15\.0M ±21\.1% +\+7\.1% ~$")
-        # 3 repetitions with overlapping ranges: not significant
+                         r"14\.0M ±21\.2% +15\.0M ±19\.8% +\+7\.1% ~ +\[")
+        # 2 and 3 repetitions: no verdict, no interval
         self.assertRegex(row_for(out, f"{G2} threads:2"),
-                         r"2\.00k ±50\.0% +4\.00k ±52\.9% +\+100\.0% ~$")
+                         r"2\.00k ±74\.1% +4\.00k ±37\.1% +\+100\.0% \? +n/a$")
         self.assertIn("n = 3..5 repetitions", out)
         self.assertIn("Mann-Whitney", out)
+        self.assertIn("Benjamini-Hochberg", out)
+        self.assertIn("? = no verdict", out)
         self.assertEqual(proc.stderr, "")
 
     def test_several_metrics_and_markdown(self):
@@ -125,10 +185,11 @@ class CompareVariantsTest(unittest.TestCase):
         self.assertIn("**mnt_writers: fairness, before=percpu after=atomic**", out)
         table_rows = [l for l in out.splitlines() if l.startswith("|")]
         self.assertEqual(len(table_rows), 2 * (2 + 3))  # (header + rule + 3 rows) per metric
-        self.assertIn(f"| {G1} threads:1 | 12.0M ±13.2% | 22.0M ±7.2% | +83.3% |", out)
-        self.assertIn(f"| {G1} threads:1 | 0.97 ±1.6% | 0.7 ±22.6% | -27.8% |", out)
+        self.assertIn(f"| {G1} threads:1 | 12.0M ±12.4% | 22.0M ±6.7% | +83.3% | "
+                      "[+53.8%, +120.0%] |", out)
+        self.assertIn(f"| {G1} threads:1 | 0.97 ±1.5% | 0.7 ±21.2% | -27.8% |", out)
         # the NaN repetition is left out: median of 0.9 and 0.8
-        self.assertIn(f"| {G2} threads:2 | 0.85 ±8.3% | 0.9 ±0.0% | +5.9% ~ |", out)
+        self.assertIn(f"| {G2} threads:2 | 0.85 ±8.7% | 0.9 ±0.0% | +5.9% ? | n/a |", out)
 
     def test_selectors_compare_across_a_knob(self):
         proc = run_cli("compare", RUN_A, "--before=percpu/mounts:2",
@@ -136,7 +197,7 @@ class CompareVariantsTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         # mounts is matched by the selectors and left out of the Test column
         line = row_for(proc.stdout, "openbench path_work_ns:0 placement:compact threads:2")
-        self.assertRegex(line, r"14\.0M ±22\.6% +2\.00k ±50\.0% +-100\.0%$")
+        self.assertRegex(line, r"14\.0M ±21\.2% +2\.00k ±74\.1% +-100\.0% \? +n/a$")
         self.assertEqual(len([l for l in proc.stdout.splitlines() if "threads:" in l]), 1)
         bad = run_cli("compare", RUN_A, "--before=percpu/mounts", "--after=atomic")
         self.assertEqual(bad.returncode, 2)
@@ -172,13 +233,65 @@ class CompareFilesTest(unittest.TestCase):
         self.assertIn(f"after: {RUN_B} (kernel 6.8.0, host testhost)", out)
         percpu = "openbench percpu mounts:2 path_work_ns:0 placement:compact"
         atomic = "openbench atomic mounts:2 path_work_ns:0 placement:compact"
-        self.assertRegex(row_for(out, f"{percpu} threads:1"), r"12\.0M .* 22\.0M .* \+83\.3%$")
-        self.assertRegex(row_for(out, f"{percpu} threads:2"), r"14\.0M .* 28\.0M .* \+100\.0%$")
-        self.assertRegex(row_for(out, f"{atomic} threads:1"), r"\+0\.0% ~$")
+        self.assertRegex(row_for(out, f"{percpu} threads:1"),
+                         r"12\.0M .* 22\.0M .* \+83\.3% +\[")
+        self.assertRegex(row_for(out, f"{percpu} threads:2"),
+                         r"14\.0M .* 28\.0M .* \+100\.0% +\[")
+        self.assertRegex(row_for(out, f"{atomic} threads:1"), r"\+0\.0% ~ +\[")
+        # the files' contexts differ in their kernel
+        self.assertIn("warning: context differs: kscale_kernel_release", out)
         self.assertNotIn("threads:4", out)
         self.assertNotIn(f"{atomic} threads:2", out)
         self.assertIn(f"only in {RUN_A}: 3 benchmarks", out)
         self.assertIn(f"only in {RUN_B}: 1 benchmark\n", out)
+
+
+class CompareReportsWhatItDrops(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def results(self, rows, context=None):
+        path = os.path.join(self.tmp.name, f"r{len(os.listdir(self.tmp.name))}.json")
+        with open(path, "w") as f:
+            json.dump({"context": context or {}, "benchmarks": rows}, f)
+        return path
+
+    @staticmethod
+    def row(variant, threads, value, metric="ops_per_sec", **extra):
+        return dict({"name": f"m/w/{variant}/threads:{threads}", "run_type": "iteration",
+                     "threads": threads, metric: value}, **extra)
+
+    def test_unpaired_points_and_failed_runs(self):
+        rows = [self.row("a", 1, 10.0), self.row("b", 1, 11.0), self.row("a", 2, 20.0),
+                dict(self.row("b", 4, 0.0), error_occurred=True,
+                     error_message="cannot pin thread 3")]
+        proc = run_cli("compare", self.results(rows), "--before=a", "--after=b")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("dropped: 1 point of a with no b to pair", proc.stdout)
+        self.assertIn("dropped: failed run in", proc.stdout)
+        self.assertIn("m/w/b/threads:4: cannot pin thread 3", proc.stdout)
+
+    def test_default_metric_is_the_models_primary(self):
+        rows = [self.row("a", 1, 10.0, metric="total_MBps", ops_per_sec=1.0),
+                self.row("b", 1, 12.0, metric="total_MBps", ops_per_sec=1.0)]
+        path = self.results(rows, {"kscale_primary_metric": "total_MBps"})
+        proc = run_cli("compare", path, "--before=a", "--after=b")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("m: total_MBps, before=a after=b", proc.stdout)
+        self.assertNotIn("ops_per_sec", proc.stdout)
+
+    def test_contexts_that_matter_are_compared(self):
+        rows = [self.row("a", 1, 10.0)]
+        a = self.results(rows, {"kscale_tsc_per_ns": "2.6", "kscale_path_work_ns_auto": "100",
+                                "kscale_duration_s": "1"})
+        b = self.results(rows, {"kscale_tsc_per_ns": "2.6", "kscale_path_work_ns_auto": "140",
+                                "kscale_duration_s": "1"})
+        out = run_cli("compare", a, b).stdout
+        self.assertIn("warning: context differs: kscale_path_work_ns_auto: 100 (before) vs "
+                      "140 (after)", out)
+        self.assertNotIn("kscale_tsc_per_ns:", out)
+        self.assertNotIn("kscale_duration_s:", out)
 
 
 class CompareErrorsTest(unittest.TestCase):
@@ -232,6 +345,8 @@ class CompareErrorsTest(unittest.TestCase):
         self.assert_error([RUN_A, "--before=percpu", "--after=atomic", "--format=html"],
                           "invalid choice")
         self.assert_error([RUN_A, "--bogus"], "--bogus")
+        self.assert_error([RUN_A, "--before=percpu", "--after=atomic", "--min-effect=-1"],
+                          "--min-effect")
 
     def test_help(self):
         proc = run_cli("compare", "--help")

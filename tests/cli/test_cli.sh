@@ -59,7 +59,7 @@ test_help() {
 
 	run "$kscale" --help
 	check "kscale --help" expect_usage COMMAND
-	for command in setup run test list compare plot; do
+	for command in setup run test list compare plot noise; do
 		run "$kscale" "$command" --help
 		check "kscale $command --help" expect_usage "$command"
 	done
