@@ -317,6 +317,7 @@ static const struct kscale_knob knobs[] = {
 	  "(writer-count imbalance)", kscale_check_bool },
 };
 
+KSCALE_PRIMARY_METRIC("ops_per_sec");
 KSCALE_PERF_SYMBOLS("mnt_get_write_access");
 
 KSCALE_MODEL("mnt_writers",

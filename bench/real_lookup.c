@@ -432,6 +432,7 @@ static const struct kscale_knob knobs[] = {
 	  "there reads nothing (0: every miss reads)", check_icache },
 };
 
+KSCALE_PRIMARY_METRIC("lookups_per_sec");
 KSCALE_PERF_SYMBOLS("__lookup_slow", "d_alloc_parallel", "fuse_lookup");
 
 KSCALE_MODEL("real_lookup",

@@ -788,6 +788,7 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto },
 };
 
+KSCALE_PRIMARY_METRIC("total_MBps");
 KSCALE_PERF_SYMBOLS("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
 		    "rwsem_spin_on_owner", "osq_lock");
 

@@ -418,6 +418,7 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto },
 };
 
+KSCALE_PRIMARY_METRIC("faults_per_sec_per_cpu");
 KSCALE_PERF_SYMBOLS("shmem_fault", "shmem_get_folio_gfp");
 
 KSCALE_MODEL("shmem_fault",

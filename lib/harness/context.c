@@ -99,6 +99,9 @@ void context_add_system(const struct topology *t,
 			   "results");
 }
 
+/* NULL unless the bench file has KSCALE_PRIMARY_METRIC: a weak reference */
+extern const char kscale_primary_metric[] __attribute__((weak));
+
 void context_add_model(const struct kscale_model *m,
 		       const struct kscale_options *o)
 {
@@ -107,6 +110,8 @@ void context_add_model(const struct kscale_model *m,
 	int i, j;
 
 	kscale_add_context("model", "%s", m->name);
+	kscale_add_context("primary_metric", "%s", kscale_primary_metric ?
+			   kscale_primary_metric : "ops_per_sec");
 	for (i = 0; i < m->nr_knobs; i++) {
 		off = 0;
 		buf[0] = 0;

@@ -122,6 +122,13 @@ extern const char *const kscale_perf_symbols[];
 #define KSCALE_PERF_SYMBOLS(...)					\
 	const char *const kscale_perf_symbols[] = { __VA_ARGS__, NULL }
 
+/*
+ * The metric a reader looks at first (kscale compare's default, context
+ * kscale_primary_metric); ops_per_sec without.  One line in a bench file.
+ */
+#define KSCALE_PRIMARY_METRIC(name)					\
+	const char kscale_primary_metric[] = name
+
 static inline bool kscale_running(struct kscale_thread *t)
 {
 	return likely(!READ_ONCE(t->run->stop));
