@@ -48,6 +48,9 @@ for variant in ("none", "atomic", "pernode", "percpu", "upstream", "real"):
 for b in rows:
     assert b["ops_per_sec"] > 0, b["name"]
     assert 0 < b["fairness"] <= 1, b["name"]
+    # what else happened during the window, for compare's [disturbed] mark
+    assert 0 <= b["steal_pct"] <= 100, b["name"]
+    assert b["involuntary_switches"] >= 0 and b["snapshot_late_us"] >= 0, b["name"]
     per_cpu = b["ops_per_sec"] / b["threads"]
     assert abs(b["ops_per_sec_per_cpu"] - per_cpu) <= 1e-6 * per_cpu
 PY

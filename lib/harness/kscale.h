@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "../kernel/compiler.h"
@@ -29,6 +30,7 @@ struct kscale_thread {
 	int cpu;			/* the CPU the plan gave it */
 	void *priv;			/* the workload's, per thread */
 	clockid_t cputime;		/* its CPU-time clock */
+	pid_t tid;
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
 #define KSCALE_MAX_COUNTERS	48

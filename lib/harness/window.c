@@ -9,6 +9,7 @@
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
 #include "rt_throttle.h"
@@ -128,7 +129,8 @@ static void *controller(void *arg)
 	struct snapshot *start = calloc(run->nr_threads, sizeof(*start));
 	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	struct sched_param sp = { .sched_priority = SCHED_PRIO_CONTROL };
-	double started, t0, t1;
+	struct disturb_snapshot d0, d1;
+	double started, t0, t1, late;
 
 	if (b->model_sched && sched_fifo)
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
@@ -138,17 +140,21 @@ static void *controller(void *arg)
 	/* perf's events on before the first snapshot, off after the last */
 	if (b->perf)
 		perf_enable(run);
+	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d0);
 	snapshot(run, start);
 	t0 = now();
 	sleep_until(t0 + b->duration);
+	late = now() - (t0 + b->duration);
 	snapshot(run, end);
 	t1 = now();
+	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d1);
 	if (b->perf)
 		perf_disable(run);
 	WRITE_ONCE(run->stop, 1);
 	b->window = t1 - t0;
 	run->elapsed = t1 - started;
 	set_counters(b, start, end);
+	disturb_counters(run, &d0, &d1, late);
 	watchdog(b);
 	pthread_barrier_wait(&b->window_met);
 	free(start);
@@ -254,6 +260,7 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	    sched_migrate_task(t->cpu))
 		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
 				  t->id, t->cpu);
+	t->tid = gettid();
 	if (ok && pthread_getcpuclockid(pthread_self(), &t->cputime))
 		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
 				  t->id);

@@ -185,6 +185,20 @@ def header(metric):
             + ["95% CI"])
 
 
+# A repetition the machine disturbed: the hypervisor stole its CPUs, or
+# the controller closed the window late.
+STEAL_PCT_MAX = 1.0
+SNAPSHOT_LATE_US_MAX = 1000.0
+
+
+def disturbed(row):
+    """'' or ' [disturbed k/n]': repetitions of either side over the limits."""
+    reps = row.before.rows + row.after.rows
+    k = sum(1 for r in reps if (r.get("steal_pct") or 0) >= STEAL_PCT_MAX or
+            (r.get("snapshot_late_us") or 0) >= SNAPSHOT_LATE_US_MAX)
+    return f" [disturbed {k}/{len(reps)}]" if k else ""
+
+
 def table_cells(sections, metric, min_effect):
     """Each section's rows as cells, the table's rows judged together."""
     points = metric.endswith("_pct")
@@ -197,7 +211,8 @@ def table_cells(sections, metric, min_effect):
         body.append([])
         for row in section:
             a = next(assessed)
-            body[-1].append([row.test, stats.fmt_cell(row.before.values(metric)),
+            body[-1].append([row.test + disturbed(row),
+                             stats.fmt_cell(row.before.values(metric)),
                              stats.fmt_cell(row.after.values(metric)),
                              stats.fmt_change(a, points), stats.fmt_ci(a, points)])
     return body
@@ -261,7 +276,10 @@ def footnotes(tables, metrics, notes, min_effect):
             "table's rows by Benjamini-Hochberg, q >= 0.05 (false discovery rate "
             f"5%), or a change under {min_effect:g}% of before (pp rows from 0: "
             f"{min_effect:g} pp); ? = no verdict: fewer than "
-            f"{stats.MIN_REPS_FOR_TEST} repetitions on a side"] + notes
+            f"{stats.MIN_REPS_FOR_TEST} repetitions on a side",
+            f"[disturbed k/n]: k of the row's n repetitions (both sides) had "
+            f"steal_pct >= {STEAL_PCT_MAX:g}% or the window closed "
+            f">= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"] + notes
 
 
 def block(lines, markdown):

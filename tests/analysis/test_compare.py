@@ -272,6 +272,18 @@ class CompareReportsWhatItDrops(unittest.TestCase):
         self.assertIn("dropped: failed run in", proc.stdout)
         self.assertIn("m/w/b/threads:4: cannot pin thread 3", proc.stdout)
 
+    def test_disturbed_repetitions_are_marked(self):
+        rows = [self.row("a", 1, 10.0, steal_pct=0.0, snapshot_late_us=50.0),
+                self.row("a", 1, 10.0, steal_pct=3.0, snapshot_late_us=50.0),
+                self.row("b", 1, 12.0, steal_pct=0.0, snapshot_late_us=5000.0),
+                self.row("b", 1, 12.0, steal_pct=0.0, snapshot_late_us=50.0),
+                self.row("a", 2, 20.0, steal_pct=0.5), self.row("b", 2, 21.0)]
+        out = run_cli("compare", self.results(rows), "--before=a", "--after=b").stdout
+        self.assertIn("w threads:1 [disturbed 2/4]", out)
+        self.assertIn("w threads:2  ", out)
+        self.assertNotIn("w threads:2 [disturbed", out)
+        self.assertIn("[disturbed k/n]: k of the row's n repetitions", out)
+
     def test_default_metric_is_the_models_primary(self):
         rows = [self.row("a", 1, 10.0, metric="total_MBps", ops_per_sec=1.0),
                 self.row("b", 1, 12.0, metric="total_MBps", ops_per_sec=1.0)]
