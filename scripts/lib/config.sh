@@ -185,21 +185,64 @@ write_atomic() {
 }
 
 # run LABEL BINARY ARGS...: Google Benchmark's table and the stderr lines
-# (shown as they come) go to LABEL.log, the results to LABEL.json.
+# (shown as they come) go to LABEL.log, the results to LABEL.json.  With
+# --target-ci=PCT [--max-repetitions=N] among ARGS (the runner's, not the
+# binary's), the binary runs again, a batch of its own repetitions at a
+# time, until every point's median has a 95% CI within PCT % (kscale
+# adaptive) or N repetitions (default 3 batches) are in; LABEL.json then
+# holds them all.
 step_run() {
 	local name=$1 progress=$2 label=$3 bin=$build/bench/$4 status=0
 	local dir=$results_dir/$name
 	local json=$dir/$label.json log=$dir/$label.log
+	local arg target='' max='' args=() batches=() batch reps=1 done_reps=0
 
 	shift 4
-	local cmd=("$bin" "$@" "${extra_args[@]}" "--benchmark_out=$json"
-		   --benchmark_out_format=json)
-	printf '[%s] run %s: %s: %s\n' "$name" "$progress" "$label" "$(show_cmd "${cmd[@]}")" >&2
+	for arg; do
+		case $arg in
+		--target-ci=*) target=${arg#*=} ;;
+		--max-repetitions=*) max=${arg#*=} ;;
+		--benchmark_repetitions=*) reps=${arg#*=}; args+=("$arg") ;;
+		*) args+=("$arg") ;;
+		esac
+	done
+	[[ -z $max || $max =~ ^[1-9][0-9]*$ ]] ||
+		die "[$name] run $label: --max-repetitions=$max: expected a positive number"
+	[[ -n $target || -z $max ]] ||
+		die "[$name] run $label: --max-repetitions needs --target-ci"
+	max=${max:-$((3 * reps))}
 	mkdir -p -- "$dir"
 	: >"$log"
-	{ "${cmd[@]}" 2>&1 >&3 3>&- | tee -a -- "$log" >&2; } 3>>"$log" || status=$?
-	if ((status)); then
-		die "[$name] run $label failed with exit status $status; see $(rel "$log")" "$status"
+	for ((batch = 1; ; batch++)); do
+		local out=$json
+		if [[ -n $target ]]; then
+			out=$dir/.$label.batch$batch.$$.json
+			tmp_files+=("$out")
+			batches+=("$out")
+		fi
+		local cmd=("$bin" "${args[@]}" "${extra_args[@]}" "--benchmark_out=$out"
+			   --benchmark_out_format=json)
+		printf '[%s] run %s: %s: %s\n' "$name" "$progress" "$label" "$(show_cmd "${cmd[@]}")" >&2
+		{ "${cmd[@]}" 2>&1 >&3 3>&- | tee -a -- "$log" >&2; } 3>>"$log" || status=$?
+		if ((status)); then
+			die "[$name] run $label failed with exit status $status; see $(rel "$log")" "$status"
+		fi
+		[[ -n $target ]] || break
+		done_reps=$((done_reps + reps))
+		local verdict
+		verdict=$("$root/scripts/kscale-adaptive" check "--target-ci=$target" \
+			  "${batches[@]}" 2>&1) || status=$?
+		printf '%s\n' "$verdict" | tee -a -- "$log" >&2
+		((status <= 1)) || die "[$name] run $label: kscale adaptive failed" "$status"
+		((status == 1 && done_reps + reps <= max)) || break
+		printf '[%s] run %s: %s: %d repetitions, %d more\n' "$name" "$progress" \
+			"$label" "$done_reps" "$reps" >&2
+		status=0
+	done
+	if [[ -n $target ]]; then
+		"$root/scripts/kscale-adaptive" merge "$json" "${batches[@]}" ||
+			die "[$name] run $label: cannot merge its batches"
+		rm -f -- "${batches[@]}"
 	fi
 	written+=("$json" "$log")
 }

@@ -55,3 +55,41 @@ class NoiseTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("kscale noise: ", proc.stderr)
         self.assertIn("no metric 'nope'", proc.stderr)
+
+
+class AdaptiveTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def batch(self, n, values):
+        path = os.path.join(self.tmp.name, f"b{n}.json")
+        rows = [{"name": "m/w/v/threads:1", "run_type": "iteration", "threads": 1,
+                 "ops_per_sec": v} for v in values]
+        with open(path, "w") as f:
+            json.dump({"context": {"kscale_primary_metric": "ops_per_sec"},
+                       "benchmarks": rows}, f)
+        return path
+
+    def test_halfwidth(self):
+        from kscale_analysis import adaptive
+        self.assertEqual(adaptive.median_ci_halfwidth([5.0] * 6), 0.0)
+        self.assertIsNone(adaptive.median_ci_halfwidth([1.0, 2.0, 3.0]))
+        # medians of resamples of 90..110 stay within 90..110: at most ±10%
+        half = adaptive.median_ci_halfwidth([90.0, 95.0, 100.0, 105.0, 110.0])
+        self.assertTrue(0 < half <= 10.0, half)
+
+    def test_check_and_merge(self):
+        a = self.batch(1, [100.0, 110.0, 90.0, 100.0])
+        b = self.batch(2, [100.0, 101.0, 99.0, 100.0])
+        wide = run_cli("adaptive", "check", "--target-ci=1%", a)
+        self.assertEqual(wide.returncode, 1)
+        self.assertIn("is not below ±1% yet", wide.stderr)
+        self.assertEqual(run_cli("adaptive", "check", "--target-ci=20", a, b).returncode, 0)
+        out = os.path.join(self.tmp.name, "all.json")
+        self.assertEqual(run_cli("adaptive", "merge", out, a, b).returncode, 0)
+        with open(out) as f:
+            self.assertEqual(len(json.load(f)["benchmarks"]), 8)
+        bad = run_cli("adaptive", "check", "--target-ci=two", a)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("expected a percentage", bad.stderr)

@@ -248,9 +248,41 @@ test_bench_killed() {
 		perf_killed_leaves_nothing KILL
 }
 
+# The number of repetitions of every point in a results file.
+reps_are() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import collections, json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b.get("run_type") == "iteration"]
+counts = collections.Counter(b["name"] for b in rows)
+assert set(counts.values()) == {int(sys.argv[2])}, counts
+PY
+}
+
+# --target-ci: batches until the intervals are narrow or the cap is met.
+test_run_adaptive() {
+	local results=$KSCALE_RESULTS/adaptive
+
+	printf 'run ad mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false --benchmark_repetitions=4 --target-ci=0.0001%% --max-repetitions=8\n' \
+		>"$tmp/adaptive.conf"
+	run "$kscale" run "$tmp/adaptive.conf"
+	check "run --target-ci exits 0" test "$status" -eq 0
+	check "an unreachable target stops at the cap: 8 repetitions" \
+		reps_are "$results/ad.json" 8
+	check "the log shows each batch's widest interval" \
+		grep -q 'widest 95% CI of a median' "$results/ad.log"
+	check "no batch file is left" \
+		bash -c "! compgen -G '$results/.ad.batch*'"
+	printf 'run ad mnt_writers --cpus=1 --max-repetitions=8\n' >"$tmp/capped.conf"
+	run "$kscale" run "$tmp/capped.conf"
+	check "--max-repetitions alone is refused" \
+		grep -q 'needs --target-ci' "$tmp/err"
+}
+
 test_help
 test_bad_input
 test_run_smoke
+test_run_adaptive
 test_bench_bad_input
 test_bench_killed
 printf '%d passed, %d failed\n' "$passed" "$failed"
