@@ -299,12 +299,13 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 /*
  * --io-path-ns=auto and --map-ns=auto, calibrated on the running kernel:
  * a 1-job fio randread and randwrite on the reference file (XFS when
- * there is one; the median of 3) give what a real I/O costs a fio job; io_path_ns is the
- * work that makes the model's I/O (timed with calibrate.h on the run's
- * file, with its map and update-time work) cost as much: one secant
- * step from no work, as the work's cost is not quite additive (a spin
- * delays the copy's cache misses).  The map work is lseek(SEEK_DATA), which maps
- * a block under the ILOCK shared, less lseek(SEEK_CUR), which does not.
+ * there is one; the median of 3) give what a real I/O costs a fio job;
+ * io_path_ns is the work that makes the model's I/O (timed with
+ * calibrate.h on the run's file, with its map and update-time work) cost
+ * as much: one secant step from no work, as the work's cost is not quite
+ * additive (a spin delays the copy's cache misses).  The map work is
+ * lseek(SEEK_DATA), which maps a block under the ILOCK shared, less
+ * lseek(SEEK_CUR), which does not.
  */
 #define CALIBRATION_IOS		20000
 #define CALIBRATION_FIO_S	0.2
