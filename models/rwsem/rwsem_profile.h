@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #include "../../lib/kernel/compiler.h"
+#include "../../lib/kernel/sched.h"
+#include "../../lib/kernel/spinlock.h"
+#include "../../lib/kernel/tsc.h"
 
 /*
  * As perf's cpu-clock samples would charge them: on-CPU time only (a
@@ -37,5 +40,53 @@ struct rwsem_profile {
 } ____cacheline_aligned;
 
 extern __thread struct rwsem_profile rwsem_profile;
+
+/* schedule(), its time off CPU left out of the profile. */
+static inline void rwsem_schedule(void)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	schedule();
+	rwsem_profile.asleep += rdtsc_ordered() - t0;
+	rwsem_profile.sleeps++;
+}
+
+/* The callees with a symbol of their own, each charged to itself. */
+static inline void rwsem_wake_up_process(struct task_struct *tsk)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	wake_up_process(tsk);
+	rwsem_profile.callees += rdtsc_ordered() - t0;
+}
+
+/* _raw_spin_lock() (and _irq, _irqsave) of wait_lock */
+static inline void rwsem_spin_lock(spinlock_t *lock)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	spin_lock(lock);
+	rwsem_profile.callees += rdtsc_ordered() - t0;
+}
+
+/* A slow path's on-CPU cycles since t0, and those of its callees. */
+struct rwsem_slowpath {
+	uint64_t t0, asleep, callees;
+};
+
+static inline void rwsem_slowpath_enter(struct rwsem_slowpath *sp)
+{
+	sp->t0 = rdtsc_ordered();
+	sp->asleep = rwsem_profile.asleep;
+	sp->callees = rwsem_profile.callees;
+}
+
+static inline void rwsem_slowpath_exit(struct rwsem_slowpath *sp,
+				       uint64_t *children, uint64_t *callees)
+{
+	*children += rdtsc_ordered() - sp->t0 -
+		     (rwsem_profile.asleep - sp->asleep);
+	*callees += rwsem_profile.callees - sp->callees;
+}
 
 #endif

@@ -130,18 +130,6 @@ static inline bool owner_on_cpu(struct task_struct *owner)
 	return READ_ONCE(owner->on_cpu) && !vcpu_is_preempted(task_cpu(owner));
 }
 
-/* The profile (struct rwsem_profile), as rwsem_xadd.c keeps it. */
-
-/* schedule(), its time off CPU left out of the profile. */
-static void rwsem_schedule(void)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	schedule();
-	rwsem_profile.asleep += rdtsc_ordered() - t0;
-	rwsem_profile.sleeps++;
-}
-
 /* kernel/sched/core.c */
 static void schedule_preempt_disabled(void)
 {
@@ -150,49 +138,11 @@ static void schedule_preempt_disabled(void)
 	preempt_disable();
 }
 
-/* The callees with a symbol of their own, each charged to itself. */
-static void rwsem_wake_up_process(struct task_struct *tsk)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	wake_up_process(tsk);
-	rwsem_profile.callees += rdtsc_ordered() - t0;
-}
-
-/* raw_spin_lock_irq() and raw_spin_lock_irqsave() of wait_lock */
-static void rwsem_spin_lock(spinlock_t *lock)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	spin_lock(lock);
-	rwsem_profile.callees += rdtsc_ordered() - t0;
-}
-
 #define raw_spin_lock_irq(lock)			rwsem_spin_lock(lock)
 #define raw_spin_unlock_irq(lock)		spin_unlock(lock)
 #define raw_spin_lock_irqsave(lock, flags)	\
 	do { (void)(flags); rwsem_spin_lock(lock); } while (0)
 #define raw_spin_unlock_irqrestore(lock, flags)	spin_unlock(lock)
-
-/* A slow path's on-CPU cycles since t0, and those of its callees. */
-struct rwsem_slowpath {
-	uint64_t t0, asleep, callees;
-};
-
-static void rwsem_slowpath_enter(struct rwsem_slowpath *sp)
-{
-	sp->t0 = rdtsc_ordered();
-	sp->asleep = rwsem_profile.asleep;
-	sp->callees = rwsem_profile.callees;
-}
-
-static void rwsem_slowpath_exit(struct rwsem_slowpath *sp, uint64_t *children,
-				uint64_t *callees)
-{
-	*children += rdtsc_ordered() - sp->t0 -
-		     (rwsem_profile.asleep - sp->asleep);
-	*callees += rwsem_profile.callees - sp->callees;
-}
 
 /*
  * The least significant 2 bits of the owner value has the following

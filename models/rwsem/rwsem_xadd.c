@@ -84,53 +84,6 @@ void init_rwsem(struct rw_semaphore *sem)
 	osq_lock_init(&sem->osq);
 }
 
-/* schedule(), its time off CPU left out of the profile. */
-static void rwsem_schedule(void)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	schedule();
-	rwsem_profile.asleep += rdtsc_ordered() - t0;
-	rwsem_profile.sleeps++;
-}
-
-/* The callees with a symbol of their own, each charged to itself. */
-static void rwsem_wake_up_process(struct task_struct *tsk)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	wake_up_process(tsk);
-	rwsem_profile.callees += rdtsc_ordered() - t0;
-}
-
-static void rwsem_spin_lock(spinlock_t *lock)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	spin_lock(lock);
-	rwsem_profile.callees += rdtsc_ordered() - t0;
-}
-
-/* A slow path's on-CPU cycles since t0, and those of its callees. */
-struct rwsem_slowpath {
-	uint64_t t0, asleep, callees;
-};
-
-static void rwsem_slowpath_enter(struct rwsem_slowpath *sp)
-{
-	sp->t0 = rdtsc_ordered();
-	sp->asleep = rwsem_profile.asleep;
-	sp->callees = rwsem_profile.callees;
-}
-
-static void rwsem_slowpath_exit(struct rwsem_slowpath *sp, uint64_t *children,
-				uint64_t *callees)
-{
-	*children += rdtsc_ordered() - sp->t0 -
-		     (rwsem_profile.asleep - sp->asleep);
-	*callees += rwsem_profile.callees - sp->callees;
-}
-
 /*
  * handle the lock release when processes blocked on it that can now run
  * - if we come here from up_xxxx(), then:
