@@ -679,7 +679,13 @@ static int rwsem_init_model(const struct kscale_options *o, char *err,
 {
 	if (tmpfs_dirs_create(&fio_dir, 1, err, len))
 		return -1;
-	if (xfs_loop_mount(&xfs, XFS_LOOP_SIZE, xfs_why, sizeof(xfs_why)))
+	/* mkfs.xfs and a mount only for runs that use the XFS */
+	if (!kscale_variant_selected(o, "fio_xfs") &&
+	    !kscale_knob_has_value(o, "map_ns", "auto") &&
+	    !kscale_knob_has_value(o, "io_path_ns", "auto"))
+		snprintf(xfs_why, sizeof(xfs_why), "not mounted: no fio_xfs "
+			 "run and no auto calibration");
+	else if (xfs_loop_mount(&xfs, XFS_LOOP_SIZE, xfs_why, sizeof(xfs_why)))
 		kscale_skip_variant(o, "fio_xfs", xfs_why);
 	else
 		kscale_add_context("fio_xfs_device", "%s", xfs.dev);
