@@ -18,8 +18,15 @@ static void null_c_batch(void *arg, uint64_t iterations)
 
 int main(int argc, char **argv)
 {
+	char why[256];
+	int nr_run;
+
 	kb_register_batch("shim_overhead/null/c_batch", null_c_batch, NULL);
 	if (kb_initialize(&argc, argv))
 		return 2;
-	return kb_run() ? 1 : 0;
+	if (kb_run(&nr_run, why, sizeof(why)) || !nr_run) {
+		fprintf(stderr, "shim_overhead: %s\n", nr_run ? "failed" : why);
+		return 1;
+	}
+	return 0;
 }

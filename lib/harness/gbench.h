@@ -10,11 +10,14 @@
  *   measured (manual time) and, from thread 0, the run's counters.
  *
  * kb_run() returns the number of runs that failed: Google Benchmark itself
- * exits 0 after SkipWithError, the caller must not.
+ * exits 0 after SkipWithError, the caller must not.  It sets *nr_run to the
+ * benchmarks that ran: 0 when --benchmark_filter matched none, and why in
+ * why[len] (Google Benchmark's words, not printed).
  */
 #ifndef KSCALE_GBENCH_H
 #define KSCALE_GBENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -44,7 +47,7 @@ void kb_register_batch(const char *name, kb_batch_fn fn, void *arg);
 void kb_add_context(const char *key, const char *value);
 /* Parses and removes Google Benchmark's flags; -1 if any is left over. */
 int kb_initialize(int *argc, char **argv);
-int kb_run(void);
+int kb_run(int *nr_run, char *why, size_t len);
 
 #ifdef __cplusplus
 }

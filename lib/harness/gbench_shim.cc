@@ -2,11 +2,30 @@
 // The only C++ in kscale: a thin layer between C bench code and Google
 // Benchmark 1.7.1 (see gbench.h).
 #include <atomic>
+#include <cstring>
+#include <sstream>
+#include <unistd.h>
 #include <benchmark/benchmark.h>
 
 #include "gbench.h"
 
 static std::atomic<int> kb_errors;
+static bool kb_console = true;
+
+// The console table as Google Benchmark prints it, but its context block
+// (machine, caches, every custom context line) on stdout beside the
+// table instead of on stderr: stderr keeps progress and errors.
+class KbConsoleReporter : public benchmark::ConsoleReporter {
+public:
+	explicit KbConsoleReporter(OutputOptions opts)
+		: benchmark::ConsoleReporter(opts) {}
+
+	bool ReportContext(const Context &context) override
+	{
+		SetErrorStream(&GetOutputStream());
+		return benchmark::ConsoleReporter::ReportContext(context);
+	}
+};
 
 static void kb_threads_body(benchmark::State &state, kb_thread_fn fn,
 			    void *arg)
@@ -55,13 +74,29 @@ extern "C" void kb_add_context(const char *key, const char *value)
 
 extern "C" int kb_initialize(int *argc, char **argv)
 {
+	for (int i = 1; i < *argc; i++)
+		if (!strncmp(argv[i], "--benchmark_format=", 19) &&
+		    strcmp(argv[i] + 19, "console"))
+			kb_console = false;
 	benchmark::Initialize(argc, argv);
 	return benchmark::ReportUnrecognizedArguments(*argc, argv) ? -1 : 0;
 }
 
-extern "C" int kb_run(void)
+extern "C" int kb_run(int *nr_run, char *why, size_t len)
 {
-	benchmark::RunSpecifiedBenchmarks();
+	KbConsoleReporter console(isatty(STDOUT_FILENO) ?
+				  benchmark::ConsoleReporter::OO_Color :
+				  benchmark::ConsoleReporter::OO_None);
+	std::ostringstream err;
+
+	// why nothing ran (no match, a bad regex): the caller's one line
+	console.SetErrorStream(&err);
+	*nr_run = (int)(kb_console ?
+			benchmark::RunSpecifiedBenchmarks(&console) :
+			benchmark::RunSpecifiedBenchmarks());
 	benchmark::Shutdown();
+	std::string s = err.str();
+	s.erase(s.find_last_not_of("\n") + 1);
+	snprintf(why, len, "%s", s.c_str());
 	return kb_errors.load();
 }

@@ -6,6 +6,8 @@
  * all: Google Benchmark writes a temporary file that is renamed only when
  * every run succeeded.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,23 +267,53 @@ static char *redirect_out(struct kscale_options *o)
 	return tmp;
 }
 
-static int finish_out(const struct kscale_options *o, const char *tmp,
-		      int failed)
+/*
+ * Google Benchmark's stream errors go unreported: a file cut short (a full
+ * disk) would still be renamed into place.  Its JSON ends "]\n}\n".
+ */
+static int out_complete(const char *path)
 {
-	if (failed || kscale_warnings()) {
+	char tail[16] = "";
+	int fd = open(path, O_RDONLY), ok = 0;
+	off_t size;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	size = lseek(fd, 0, SEEK_END);
+	if (size >= (off_t)sizeof(tail) - 1) {
+		n = pread(fd, tail, sizeof(tail) - 1, size - (sizeof(tail) - 1));
+		ok = n == sizeof(tail) - 1 && strstr(tail, "]\n}\n") &&
+		     !fsync(fd);
+	}
+	return !close(fd) && ok;
+}
+
+static int finish_out(const struct kscale_options *o, const char *tmp,
+		      int failed, int nr_run)
+{
+	if (!nr_run) {
+		fprintf(stderr, "%s: nothing ran: %s (see --list)\n", o->prog,
+			err[0] ? err : "no benchmark selected");
+		failed = -1;
+	} else if (failed || kscale_warnings()) {
 		fprintf(stderr, "%s: %d run(s) failed, %lu warning(s)%s%s\n",
 			o->prog, failed, kscale_warnings(),
 			tmp ? "; not written: " : "", tmp ? o->out : "");
-		if (tmp)
-			unlink(tmp);
-		return 1;
+	} else if (tmp && !out_complete(tmp)) {
+		fprintf(stderr, "%s: cannot write %s: Google Benchmark's file "
+			"is incomplete (disk full?)\n", o->prog, o->out);
+		failed = -1;
+	} else if (tmp && rename(tmp, o->out)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, o->out,
+			strerror(errno));
+		failed = -1;
+	} else {
+		return 0;
 	}
-	if (tmp && rename(tmp, o->out)) {
-		fprintf(stderr, "%s: cannot write %s\n", o->prog, o->out);
+	if (tmp)
 		unlink(tmp);
-		return 1;
-	}
-	return 0;
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -291,6 +323,7 @@ int main(int argc, char **argv)
 	struct registry r = { .m = m, .o = &o };
 	struct topology t;
 	char *tmp;
+	int failed, nr_run;
 
 	r.t = &t;
 	if (options_parse(&o, m, argc, argv, err, sizeof(err)))
@@ -320,5 +353,7 @@ int main(int argc, char **argv)
 	perf_init(m, &o, r.order[0]);
 	register_all(&r);
 	kscale_progress_total(r.nr_benches * o.repetitions);
-	return finish_out(&o, tmp, kb_run());
+	err[0] = '\0';
+	failed = kb_run(&nr_run, err, sizeof(err));
+	return finish_out(&o, tmp, failed, nr_run);
 }

@@ -141,6 +141,41 @@ test_bench_bad_input() {
 	done
 }
 
+# A results file cut short by a full disk is not renamed into place.
+full_disk_fails() {
+	local dir=$tmp/full
+
+	mkdir -p -- "$dir"
+	mount -t tmpfs -o size=64k kscale-full "$dir" || return 1
+	head -c 65536 /dev/zero >"$dir/filler" 2>/dev/null
+	run "$bench" --variants=atomic --cpus=1 --duration=0.02 --warmup=0 \
+		"--benchmark_out=$dir/out.json"
+	umount "$dir"
+	((status == 1)) && grep -q "incomplete (disk full?)" "$tmp/err"
+}
+
+# Nothing ran: a failure, with Google Benchmark's reason, no output file.
+nothing_ran_fails() {
+	local dir=$tmp/nothing
+
+	rm -rf -- "$dir"
+	mkdir -- "$dir"
+	run "$bench" --variants=atomic --cpus=1 "$1" "--benchmark_out=$dir/out.json"
+	((status == 1)) && grep -q "^mnt_writers: nothing ran: .*$2" "$tmp/err" &&
+		[[ -z $(ls -A -- "$dir") ]]
+}
+
+test_bench_fails_loudly() {
+	check "a filter matching nothing fails" nothing_ran_fails \
+		--benchmark_filter=nothing "Failed to match"
+	check "a bad filter fails" nothing_ran_fails '--benchmark_filter=(' "Could not compile"
+	if ((EUID)); then
+		echo "SKIP: full disk: needs root to mount a small tmpfs"
+		return
+	fi
+	check "a full disk fails the bench, no file" full_disk_fails
+}
+
 # A bench killed mid-run leaves neither its output nor its temp file.
 killed_leaves_nothing() {
 	local dir=$tmp/killed pid
@@ -284,6 +319,7 @@ test_bad_input
 test_run_smoke
 test_run_adaptive
 test_bench_bad_input
+test_bench_fails_loudly
 test_bench_killed
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))
