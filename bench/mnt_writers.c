@@ -232,41 +232,37 @@ static int openbench_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static long open_write_close_round(void *path)
+static long open_write_close_round(struct kscale_round *r)
 {
 	int i, fd;
 
 	for (i = 0; i < CALIBRATION_OPS; i++) {
-		fd = real_open_write(path);
-		if (fd < 0)
+		fd = real_open_write(r->arg);
+		if (fd < 0 || close(fd))
 			return -1;
-		close(fd);
 	}
 	return CALIBRATION_OPS;
 }
 
 /* A real open/write/close on tmpfs, calibrated (calibrate.h). */
-static int measure_path_work(char *err, size_t len)
+static int measure_path_work(void *path, double *ns, char *err, size_t len)
 {
-	char path[320];
-	double ns;
+	int ret = kscale_calibrate(open_write_close_round, path, ns, err, len);
 
-	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
-	ns = kscale_calibrate(open_write_close_round, path);
-	if (ns < 0) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	path_work_auto_ns = (unsigned long)ns;
 	unlink(path);
-	return 0;
+	return ret;
 }
 
 static int mnt_writers_init(const struct kscale_options *o, char *err,
 			    size_t len)
 {
-	if (tmpfs_dirs_create(&real_dirs, MAX_MOUNTS, err, len) ||
-	    measure_path_work(err, len))
+	char path[320];
+
+	if (tmpfs_dirs_create(&real_dirs, MAX_MOUNTS, err, len))
+		return -1;
+	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
+	if (kscale_calibrated("mnt_writers.path_work_ns", &path_work_auto_ns,
+			      measure_path_work, path, err, len))
 		return -1;
 	kscale_add_context("path_work_ns_auto", "%lu", path_work_auto_ns);
 	if (kscale_variant_selected(o, "real")) {

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/harness/calibrate.h"
 #include "../lib/harness/fuse_server.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
@@ -36,7 +37,7 @@
 #include "../models/real_lookup/real_lookup.h"
 
 #define MAX_DIRS	1000
-#define TIMED_OPS	20000
+#define CALIBRATION_OPS	5000
 
 struct lookup_run {
 	const struct real_lookup_ops *ops;	/* NULL for `real`, `fuse_*` */
@@ -276,69 +277,118 @@ static int lookup_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-/* ns per negative lookup of a name the running kernel has not seen. */
-static unsigned long time_real_lookup(const char *dir)
+/* Negative lookups of names the running kernel has not seen. */
+struct lookup_calibration {
+	int dirfd;
+	unsigned long next;		/* a fresh name, across rounds */
+};
+
+static long real_lookup_round(struct kscale_round *r)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY), i;
+	struct lookup_calibration *c = r->arg;
 	char name[64];
 	struct stat st;
-	double t0 = kscale_now_ns();
+	int i;
 
-	for (i = 0; i < TIMED_OPS; i++) {
-		snprintf(name, sizeof(name), "calibrate.%d", i);
-		fstatat(fd, name, &st, 0);
+	for (i = 0; i < CALIBRATION_OPS; i++) {
+		snprintf(name, sizeof(name), "calibrate.%lu", c->next++);
+		if (!fstatat(c->dirfd, name, &st, 0))
+			errno = EEXIST;
+		if (errno != ENOENT)
+			return -1;
 	}
-	close(fd);
-	return (unsigned long)((kscale_now_ns() - t0) / TIMED_OPS);
+	return CALIBRATION_OPS;
 }
 
-/* ns per open_by_handle_at() + close(), or -errno. */
-static long time_open_by_handle(const char *dir)
+static int measure_fs_lookup(void *dir, double *ns, char *err, size_t len)
 {
-	struct file_handle *fh = malloc(sizeof(*fh) + MAX_HANDLE_SZ);
-	char path[400];
-	int mount_id, mfd, fd, i;
-	long ret = 0;
-	double t0;
+	struct lookup_calibration c = {
+		.dirfd = open(dir, O_RDONLY | O_DIRECTORY),
+	};
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/handle", dir);
-	close(open(path, O_CREAT | O_WRONLY, 0600));
-	fh->handle_bytes = MAX_HANDLE_SZ;
-	mfd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (name_to_handle_at(AT_FDCWD, path, fh, &mount_id, 0) < 0)
-		ret = -errno;
-	t0 = kscale_now_ns();
-	for (i = 0; !ret && i < TIMED_OPS; i++) {
-		fd = open_by_handle_at(mfd, fh, O_RDONLY);
-		if (fd < 0)
-			ret = -errno;
-		close(fd);
+	if (c.dirfd < 0) {
+		snprintf(err, len, "%s: %s", (char *)dir, strerror(errno));
+		return -1;
 	}
-	if (!ret)
-		ret = (long)((kscale_now_ns() - t0) / TIMED_OPS);
-	close(mfd);
+	ret = kscale_calibrate(real_lookup_round, &c, ns, err, len);
+	close(c.dirfd);
+	return ret;
+}
+
+struct handle_calibration {
+	int mountfd;
+	struct file_handle *fh;
+};
+
+static long open_by_handle_round(struct kscale_round *r)
+{
+	struct handle_calibration *c = r->arg;
+	int i, fd;
+
+	for (i = 0; i < CALIBRATION_OPS; i++) {
+		fd = open_by_handle_at(c->mountfd, c->fh, O_RDONLY);
+		if (fd < 0 || close(fd))
+			return -1;
+	}
+	return CALIBRATION_OPS;
+}
+
+/*
+ * ns per open_by_handle_at() + close(): 0, or -1 with the reason in err
+ * and errno set.  Measured every time, never kept in --calibration's file:
+ * it is the running kernel's own figure, not work of the model's.
+ */
+static int time_open_by_handle(const char *dir, double *ns, char *err,
+			       size_t len)
+{
+	struct handle_calibration c = {
+		.fh = malloc(sizeof(*c.fh) + MAX_HANDLE_SZ),
+	};
+	int mount_id, fd, ret = -1, saved_errno;
+	char path[400];
+
+	if (!c.fh) {
+		snprintf(err, len, "out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	c.fh->handle_bytes = MAX_HANDLE_SZ;
+	snprintf(path, sizeof(path), "%s/handle", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	c.mountfd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || close(fd) || c.mountfd < 0 ||
+	    name_to_handle_at(AT_FDCWD, path, c.fh, &mount_id, 0) < 0)
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+	else
+		ret = kscale_calibrate(open_by_handle_round, &c, ns, err, len);
+	saved_errno = errno;
+	if (c.mountfd >= 0)
+		close(c.mountfd);
 	unlink(path);
-	free(fh);
+	free(c.fh);
+	errno = saved_errno;
 	return ret;
 }
 
 static void report_open_by_handle(void)
 {
-	long ns = time_open_by_handle(real_dirs.path[0]);
+	char why[600];
+	const char *note;
+	double ns;
 
-	if (ns >= 0) {
-		kscale_add_context("real_open_by_handle_ns", "%ld", ns);
+	if (!time_open_by_handle(real_dirs.path[0], &ns, why, sizeof(why))) {
+		kscale_add_context("real_open_by_handle_ns", "%.0f", ns);
 		fprintf(stderr, "real_lookup: real: open_by_handle_at + close "
-			"%ld ns, negative lookup %lu ns (one thread)\n", ns,
+			"%.0f ns, negative lookup %lu ns (one thread)\n", ns,
 			fs_lookup_auto_ns);
 		return;
 	}
+	note = errno == EPERM ? " (needs CAP_DAC_READ_SEARCH)" : "";
 	kscale_add_context("real_open_by_handle_ns", "not measured: %s%s",
-			   strerror((int)-ns), ns == -EPERM ?
-			   " (needs CAP_DAC_READ_SEARCH)" : "");
+			   why, note);
 	fprintf(stderr, "real_lookup: real: open_by_handle_at not measured: "
-		"%s%s\n", strerror((int)-ns), ns == -EPERM ?
-		" (needs CAP_DAC_READ_SEARCH)" : "");
+		"%s%s\n", why, note);
 }
 
 static int real_lookup_init(const struct kscale_options *o, char *err,
@@ -346,7 +396,9 @@ static int real_lookup_init(const struct kscale_options *o, char *err,
 {
 	if (tmpfs_dirs_create(&real_dirs, 1, err, len))
 		return -1;
-	fs_lookup_auto_ns = time_real_lookup(real_dirs.path[0]);
+	if (kscale_calibrated("real_lookup.fs_lookup_ns", &fs_lookup_auto_ns,
+			      measure_fs_lookup, real_dirs.path[0], err, len))
+		return -1;
 	kscale_add_context("fs_lookup_ns_auto", "%lu", fs_lookup_auto_ns);
 	if (kscale_variant_selected(o, "real"))
 		report_open_by_handle();

@@ -299,25 +299,25 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 /*
  * --io-path-ns=auto and --map-ns=auto, calibrated on the running kernel:
  * a 1-job fio randread and randwrite on the reference file (XFS when
- * there is one; the median of 3) give what a real I/O costs a fio job;
- * io_path_ns is the work that makes the model's I/O (timed with
- * calibrate.h on the run's file, with its map and update-time work) cost
- * as much: one secant step from no work, as the work's cost is not quite
- * additive (a spin delays the copy's cache misses).  The map work is
- * lseek(SEEK_DATA), which maps a block under the ILOCK shared, less
- * lseek(SEEK_CUR), which does not.
+ * there is one) give what a real I/O costs a fio job; io_path_ns is the
+ * work that makes the model's I/O (on the run's file, with its map and
+ * update-time work) cost as much: one secant step from no work, as the
+ * work's cost is not quite additive (a spin delays the copy's cache
+ * misses).  The map work is lseek(SEEK_DATA), which maps a block under
+ * the ILOCK shared, less lseek(SEEK_CUR), which does not.  All of it
+ * through calibrate.h; --calibration's names are rwsem.map_ns and
+ * rwsem.io_path_ns.{read,write}.size=N,bs=N,map=NS,update=NS,iolock=MODE.
  */
 #define CALIBRATION_IOS		20000
-#define CALIBRATION_FIO_S	0.2
-#define CALIBRATION_FIO_RUNS	3
+/* a write's cost moves by 2x between fio runs: the median of short ones */
+#define CALIBRATION_FIO_S	0.1
 #define MAX_CALIBRATIONS	8
 
 struct io_calibration {
 	size_t size, bs;
 	unsigned long map_ns, update_time_ns;
 	unsigned int iolock_write;
-	double real_ns[2];		/* [0] read, [1] write */
-	unsigned long io_path_ns[2];
+	unsigned long io_path_ns[2];	/* [0] read, [1] write */
 };
 
 static struct io_calibration calibrations[MAX_CALIBRATIONS];
@@ -332,9 +332,9 @@ struct calibration {
 	char *buf;
 };
 
-static long model_io_round(void *arg)
+static long model_io_round(struct kscale_round *r)
 {
-	struct calibration *c = arg;
+	struct calibration *c = r->arg;
 	struct fio_thread ft = { .buf = c->buf };
 	long i;
 
@@ -344,9 +344,9 @@ static long model_io_round(void *arg)
 	return CALIBRATION_IOS;
 }
 
-static long seek_round(void *arg)
+static long seek_round(struct kscale_round *r)
 {
-	struct calibration *c = arg;
+	struct calibration *c = r->arg;
 	long i;
 
 	for (i = 0; i < CALIBRATION_IOS; i++) {
@@ -360,41 +360,21 @@ static long seek_round(void *arg)
 	return CALIBRATION_IOS;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* One run of one fio job on this CPU (the calibration's), timed by fio. */
+static long fio_round(struct kscale_round *r)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * ns per I/O of one fio job pinned to this CPU, the median of a few runs:
- * a write's cost moves by 2x between runs of a few tenths of a second.
- */
-static double fio_io_ns(struct fio_job *job, bool write, char *err,
-			size_t len)
-{
-	double ns[CALIBRATION_FIO_RUNS];
+	struct fio_job *job = r->arg;
 	struct fio_totals t;
 	struct fio_proc p;
-	int i;
 
-	job->rw = write ? "randwrite" : "randread";
-	job->nr_jobs = 1;
 	snprintf(job->cpus, sizeof(job->cpus), "%d", sched_getcpu());
-	job->runtime = CALIBRATION_FIO_S;
-	job->ramp = CALIBRATION_FIO_S / 2;
-	for (i = 0; i < CALIBRATION_FIO_RUNS; i++) {
-		if (fio_spawn(job, &p, err, len) || fio_wait(&p, &t, err, len))
-			return -1;
-		if (t.iops <= 0) {
-			snprintf(err, len, "fio: no I/O in %.1f s", job->runtime);
-			return -1;
-		}
-		ns[i] = 1e9 / t.iops;
-	}
-	qsort(ns, CALIBRATION_FIO_RUNS, sizeof(ns[0]), cmp_double);
-	return ns[CALIBRATION_FIO_RUNS / 2];
+	if (fio_spawn(job, &p, r->err, sizeof(r->err)) ||
+	    fio_wait(&p, &t, r->err, sizeof(r->err)))
+		return -1;
+	if (t.ios <= 0 || t.iops <= 0)
+		return 0;
+	r->ns = t.ios / t.iops * 1e9;
+	return (long)t.ios;
 }
 
 static const char *reference_dir(void)
@@ -402,25 +382,49 @@ static const char *reference_dir(void)
 	return xfs_why[0] ? fio_dir.path[0] : xfs.dir;
 }
 
-/* The work that makes one uncontended model I/O cost `real` ns. */
-static unsigned long solve_io_path(struct calibration *c, bool write,
-				   double real)
-{
-	struct fio_run *own = c->model;
-	double none, some, slope;
+/* What io_path_ns is measured with, for one file and work. */
+struct io_path_measure {
+	struct kscale_run *run;
+	struct fio_run *fr;
+	struct fio_job job;		/* on the reference file, made once */
+	struct calibration c;		/* the model's I/O with v4.6's rwsem */
+	double real_ns[2];		/* a fio job's I/O, 0 if not measured */
+};
 
-	c->write = write;
+/* The work that makes one uncontended model I/O cost what fio's did. */
+static int measure_io_path(void *arg, double *ns, char *err, size_t len)
+{
+	struct io_path_measure *m = arg;
+	struct fio_run *own = m->c.model;
+	bool write = m->c.write;
+	double real, none, some, slope;
+
+	if (!m->job.filename[0] &&
+	    fio_file(m->run, m->fr, &m->job, reference_dir())) {
+		snprintf(err, len, "%s", m->run->error);
+		return -1;
+	}
+	m->job.rw = write ? "randwrite" : "randread";
+	m->job.nr_jobs = 1;
+	m->job.runtime = CALIBRATION_FIO_S;
+	m->job.ramp = CALIBRATION_FIO_S / 2;
+	if (kscale_calibrate(fio_round, &m->job, &real, err, len))
+		return -1;
+	m->real_ns[write] = real;
 	own->io_path_ns[write] = 0;
-	none = kscale_calibrate(model_io_round, c);
-	if (real <= none)
+	if (kscale_calibrate(model_io_round, &m->c, &none, err, len))
+		return -1;
+	*ns = real - none;
+	if (*ns <= 0)
 		return 0;
-	own->io_path_ns[write] = (unsigned long)(real - none);
-	some = kscale_calibrate(model_io_round, c);
+	own->io_path_ns[write] = (unsigned long)*ns;
+	if (kscale_calibrate(model_io_round, &m->c, &some, err, len))
+		return -1;
 	/* a slope far from 1 is the timing's noise, not the work's */
 	slope = (some - none) / own->io_path_ns[write];
 	if (slope > 0.5 && slope < 2)
-		own->io_path_ns[write] = (unsigned long)((real - none) / slope);
-	return own->io_path_ns[write];
+		*ns /= slope;
+	return 0;
 }
 
 static bool same_calibration(const struct io_calibration *ic,
@@ -441,9 +445,13 @@ static struct io_calibration *calibrate_io(struct kscale_run *run,
 {
 	struct io_calibration *ic = calibrations;
 	struct fio_run own = *fr;
-	struct calibration c = { .size = fr->size, .rng = 1, .model = &own };
-	struct fio_job job = { .bs = fr->bs, .size = fr->size };
-	char err[300];
+	struct io_path_measure m = {
+		.run = run,
+		.fr = fr,
+		.job = { .bs = fr->bs, .size = fr->size },
+		.c = { .size = fr->size, .rng = 1, .model = &own },
+	};
+	char name[200], err[600];
 	int w;
 
 	for (; ic < calibrations + nr_calibrations; ic++)
@@ -457,22 +465,32 @@ static struct io_calibration *calibrate_io(struct kscale_run *run,
 	own.pthread = false;
 	own.ops = &rwsem_v4_6_ops;
 	own.ip = aligned_alloc(SMP_CACHE_BYTES, sizeof(*own.ip));
-	c.buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
-	if (!own.ip || !c.buf) {
+	m.c.buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
+	if (!own.ip || !m.c.buf) {
 		kscale_fail(run, "out of memory");
 		goto out;
 	}
 	own.ops->init(&own.ip->i_iolock.mr_lock);
 	own.ops->init(&own.ip->i_lock.mr_lock);
-	if (fio_file(run, fr, &job, reference_dir()))
-		goto out;
 	for (w = 0; w < 2; w++) {
-		ic->real_ns[w] = fio_io_ns(&job, w, err, sizeof(err));
-		if (ic->real_ns[w] < 0) {
-			kscale_fail(run, "calibration: %s", err);
+		snprintf(name, sizeof(name), "rwsem.io_path_ns.%s.size=%zu,"
+			 "bs=%zu,map=%lu,update=%lu,iolock=%s",
+			 w ? "write" : "read", fr->size, fr->bs, fr->map_ns,
+			 fr->update_time_ns, fr->iolock_write ==
+			 XFS_IOLOCK_EXCL ? "exclusive" : "shared");
+		m.c.write = w;
+		if (kscale_calibrated(name, &ic->io_path_ns[w],
+				      measure_io_path, &m, err, sizeof(err))) {
+			kscale_fail(run, "%s", err);
 			goto out;
 		}
-		ic->io_path_ns[w] = solve_io_path(&c, w, ic->real_ns[w]);
+		if (m.real_ns[w])
+			fprintf(stderr, "rwsem: %s: %lu (a fio job on %s: "
+				"%.0f ns)\n", name, ic->io_path_ns[w],
+				xfs_why[0] ? "tmpfs" : "XFS", m.real_ns[w]);
+		else
+			fprintf(stderr, "rwsem: %s: %lu (from --calibration)"
+				"\n", name, ic->io_path_ns[w]);
 	}
 	ic->size = fr->size;
 	ic->bs = fr->bs;
@@ -480,13 +498,8 @@ static struct io_calibration *calibrate_io(struct kscale_run *run,
 	ic->update_time_ns = fr->update_time_ns;
 	ic->iolock_write = fr->iolock_write;
 	nr_calibrations++;
-	fprintf(stderr, "rwsem: %zu-byte I/O on a %zu-byte file: a fio job "
-		"on %s takes %.0f ns to read, %.0f to write: io_path_ns %lu, "
-		"%lu\n", fr->bs, fr->size, xfs_why[0] ? "tmpfs" : "XFS",
-		ic->real_ns[0], ic->real_ns[1], ic->io_path_ns[0],
-		ic->io_path_ns[1]);
 out:
-	free(c.buf);
+	free(m.c.buf);
 	free(own.ip);
 	return run->failed ? NULL : ic;
 }
@@ -649,29 +662,32 @@ static int fio_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-static int measure_map_work(char *err, size_t len)
+/* lseek(SEEK_DATA) less lseek(SEEK_CUR) on a file of the XFS. */
+static int measure_map_work(void *arg, double *ns, char *err, size_t len)
 {
 	struct calibration c = { .size = 16 << 20, .rng = 1 };
 	double seek, null;
 	char path[400];
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/calibrate", xfs.dir);
 	if (fio_layout(path, c.size, err, len))
 		return -1;
 	c.fd = open(path, O_RDONLY);
-	seek = kscale_calibrate(seek_round, &c);
-	c.write = true;
-	null = kscale_calibrate(seek_round, &c);
-	close(c.fd);
-	unlink(path);
-	if (seek < 0 || null < 0) {
-		snprintf(err, len, "lseek on XFS: %s", strerror(errno));
-		return -1;
+	if (c.fd < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		ret = -1;
+	} else {
+		ret = kscale_calibrate(seek_round, &c, &seek, err, len);
+		c.write = true;
+		if (!ret)
+			ret = kscale_calibrate(seek_round, &c, &null, err, len);
+		close(c.fd);
 	}
-	map_auto_ns = seek > null ? (unsigned long)(seek - null) : 0;
-	kscale_add_context("map_ns_auto", "%lu (lseek SEEK_DATA less SEEK_CUR "
-			   "on XFS)", map_auto_ns);
-	return 0;
+	unlink(path);
+	if (!ret)
+		*ns = seek - null;
+	return ret;
 }
 
 static int rwsem_init_model(const struct kscale_options *o, char *err,
@@ -696,8 +712,14 @@ static int rwsem_init_model(const struct kscale_options *o, char *err,
 		kscale_add_context("map_ns_auto", "0 (no XFS: %s)", xfs_why);
 		return 0;
 	}
-	return kscale_knob_has_value(o, "map_ns", "auto") ?
-	       measure_map_work(err, len) : 0;
+	if (!kscale_knob_has_value(o, "map_ns", "auto"))
+		return 0;
+	if (kscale_calibrated("rwsem.map_ns", &map_auto_ns, measure_map_work,
+			      NULL, err, len))
+		return -1;
+	kscale_add_context("map_ns_auto", "%lu (lseek SEEK_DATA less SEEK_CUR "
+			   "on XFS)", map_auto_ns);
+	return 0;
 }
 
 static int check_rw(const char *v, char *err, size_t len)

@@ -294,7 +294,7 @@ static int fault_teardown(struct kscale_run *run)
 }
 
 /* One pass of the real fault loop: map, touch every page, unmap. */
-static long real_fault_round(void *arg)
+static long real_fault_round(struct kscale_round *r)
 {
 	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
 	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -305,21 +305,24 @@ static long real_fault_round(void *arg)
 		return -1;
 	for (i = 0; i < CALIBRATION_PAGES; i++)
 		((volatile char *)map)[i * PAGE_SIZE] = 1;
-	munmap(map, len);
-	return CALIBRATION_PAGES;
+	return munmap(map, len) ? -1 : CALIBRATION_PAGES;
 }
 
 /* The same pass through the upstream model's shmem path. */
-static long model_fault_round(void *arg)
+static long model_fault_round(struct kscale_round *r)
 {
-	const struct shmem_fault_ops *ops = arg;
+	const struct shmem_fault_ops *ops = r->arg;
 	struct file *file = ops->shmem_zero_setup(CALIBRATION_PAGES);
 	struct page *page;
 	long i;
+	int ret;
 
 	for (i = 0; i < CALIBRATION_PAGES; i++) {
-		if (ops->shmem_fault(file, i, &page))
+		ret = ops->shmem_fault(file, i, &page);
+		if (ret) {
+			errno = -ret;
 			return -1;
+		}
 		((volatile char *)page_address(page))[0] = 1;
 	}
 	ops->fput(file);
@@ -331,23 +334,18 @@ static long model_fault_round(void *arg)
  * today's shmem path, i.e. the trap, page-table walk, PTE installation,
  * memcg charge and the rest the models leave out.
  */
-static int measure_fault_work(char *err, size_t len)
+static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 {
-	double real_ns = kscale_calibrate(real_fault_round, NULL), model_ns;
+	double real_ns, model_ns;
 
 	shmem_fault_upstream.shm_mount(0);
-	model_ns = kscale_calibrate(model_fault_round,
-				    (void *)&shmem_fault_upstream);
-	if (real_ns < 0 || model_ns < 0) {
-		snprintf(err, len, "cannot time a /dev/zero fault: %s",
-			 strerror(errno));
+	if (kscale_calibrate(real_fault_round, NULL, &real_ns, err, len) ||
+	    kscale_calibrate(model_fault_round, (void *)&shmem_fault_upstream,
+			     &model_ns, err, len))
 		return -1;
-	}
-	fault_work_auto_ns = real_ns > model_ns ?
-			     (unsigned long)(real_ns - model_ns) : 0;
 	kscale_add_context("real_fault_ns", "%.0f", real_ns);
 	kscale_add_context("model_fault_ns", "%.0f", model_ns);
-	kscale_add_context("fault_work_ns_auto", "%lu", fault_work_auto_ns);
+	*ns = real_ns - model_ns;
 	return 0;
 }
 
@@ -361,9 +359,14 @@ static int shmem_fault_init(const struct kscale_options *o, char *err,
 		return -1;
 	}
 	/* a pinned 0.3 s of faulting: only for the runs that take auto */
-	if (kscale_knob_has_value(o, "fault_work_ns", "auto") &&
-	    measure_fault_work(err, len))
-		return -1;
+	if (kscale_knob_has_value(o, "fault_work_ns", "auto")) {
+		if (kscale_calibrated("shmem_fault.fault_work_ns",
+				      &fault_work_auto_ns, measure_fault_work,
+				      NULL, err, len))
+			return -1;
+		kscale_add_context("fault_work_ns_auto", "%lu",
+				   fault_work_auto_ns);
+	}
 	kscale_add_context("not_modelled", "TLB, PTE installation, page "
 			   "references and LRU, memcg, swap: only their time, "
 			   "with --fault-work-ns, uncontended");

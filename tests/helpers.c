@@ -33,7 +33,8 @@ void test_machine(struct topology *t, int nr_cpus, int nr_nodes)
 		abort();
 	percpu_setup(t);
 	kscale_set_cpu(0);
-	tsc_calibrate();
+	if (tsc_calibrate(err, sizeof(err)))
+		abort();
 	sched_init();
 	free(cpu);
 	free(node);

@@ -1,13 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <pthread.h>
-#include <sched.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "affinity.h"
 #include "calibrate.h"
-#include "kscale.h"
-#include "topology.h"
+
+static int calibrate_on = -1;
+
+void kscale_calibrate_cpu(int cpu)
+{
+	calibrate_on = cpu;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -16,33 +33,274 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* ns per operation, or -1 if a round failed. */
-double kscale_calibrate(long (*round)(void *arg), void *arg)
+/* The lowest CPU of a saved mask (the default calibration CPU), or -1. */
+static int first_cpu(const struct affinity *a)
 {
-	size_t size = CPU_ALLOC_SIZE(kscale_topology->nr_cpu_ids);
-	cpu_set_t *saved = CPU_ALLOC(kscale_topology->nr_cpu_ids);
-	double ns[CALIBRATE_ROUNDS], t0, ret = -1;
+	int cpu;
+
+	for (cpu = 0; cpu < (int)a->size * 8; cpu++)
+		if (CPU_ISSET_S(cpu, a->size, a->set))
+			return cpu;
+	return -1;
+}
+
+/* One round, checked: ns per operation, or -1 with the reason in err. */
+static double one_round(kscale_round_fn *round, struct kscale_round *r,
+			const char *which, char *err, size_t len)
+{
+	double t0;
 	long ops;
+
+	r->ns = 0;
+	r->err[0] = '\0';
+	errno = 0;
+	t0 = now_ns();
+	ops = round(r);
+	if (!r->ns)
+		r->ns = now_ns() - t0;
+	if (ops > 0)
+		return r->ns / ops;
+	if (!ops)
+		snprintf(err, len, "%s did no operations", which);
+	else
+		snprintf(err, len, "%s failed: %s", which,
+			 r->err[0] ? r->err : strerror(errno));
+	return -1;
+}
+
+/* Pinned, with the affinity saved already: the median into *ns. */
+static int rounds(kscale_round_fn *round, struct kscale_round *r,
+		  double warmup_ns, double *ns, char *err, size_t len)
+{
+	double sample[CALIBRATE_ROUNDS], t0 = now_ns();
+	char which[32];
 	int i;
 
-	pthread_getaffinity_np(pthread_self(), size, saved);
-	sched_migrate_task(sched_getcpu());
-	t0 = kscale_now_ns();
 	do {
-		if (round(arg) < 0)
-			goto out;
-	} while (kscale_now_ns() - t0 < CALIBRATE_WARMUP_NS);
+		if (one_round(round, r, "a warm-up round", err, len) < 0)
+			return -1;
+	} while (now_ns() - t0 < warmup_ns);
 	for (i = 0; i < CALIBRATE_ROUNDS; i++) {
-		t0 = kscale_now_ns();
-		ops = round(arg);
-		if (ops <= 0)
-			goto out;
-		ns[i] = (kscale_now_ns() - t0) / ops;
+		snprintf(which, sizeof(which), "round %d of %d", i + 1,
+			 CALIBRATE_ROUNDS);
+		sample[i] = one_round(round, r, which, err, len);
+		if (sample[i] < 0)
+			return -1;
 	}
-	qsort(ns, CALIBRATE_ROUNDS, sizeof(ns[0]), cmp_double);
-	ret = ns[CALIBRATE_ROUNDS / 2];
-out:
-	pthread_setaffinity_np(pthread_self(), size, saved);
-	CPU_FREE(saved);
+	qsort(sample, CALIBRATE_ROUNDS, sizeof(sample[0]), cmp_double);
+	*ns = sample[CALIBRATE_ROUNDS / 2];
+	return 0;
+}
+
+int kscale_calibrate_warmup(kscale_round_fn *round, void *arg,
+			    double warmup_ns, double *ns, char *err,
+			    size_t len)
+{
+	int this_cpu = kscale_this_cpu, this_node = kscale_this_node;
+	struct kscale_round r = { .arg = arg };
+	int cpu, ret, restored, saved_errno;
+	struct affinity a;
+
+	ret = affinity_save(&a);
+	if (ret) {
+		snprintf(err, len, "cannot read the CPU affinity: %s",
+			 strerror(-ret));
+		return -1;
+	}
+	cpu = calibrate_on >= 0 ? calibrate_on : first_cpu(&a);
+	ret = sched_migrate_task(cpu);
+	if (ret)
+		snprintf(err, len, "cannot run on CPU %d: %s", cpu,
+			 strerror(-ret));
+	else
+		ret = rounds(round, &r, warmup_ns, ns, err, len);
+	saved_errno = errno;
+	kscale_this_cpu = this_cpu;
+	kscale_this_node = this_node;
+	restored = affinity_restore(&a);
+	/* a failed round's reason first: it is why there is no value */
+	if (restored && !ret) {
+		snprintf(err, len, "cannot restore the CPU affinity: %s",
+			 strerror(-restored));
+		return -1;
+	}
+	errno = saved_errno;
+	return ret ? -1 : 0;
+}
+
+struct value {
+	char *name;
+	unsigned long ns;
+};
+
+static struct {
+	const char *path;	/* NULL without --calibration */
+	struct value *v;
+	int nr, alloc;
+	int reused, measured;
+	char summary[4200];
+} file;
+
+static struct value *find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < file.nr; i++)
+		if (!strcmp(file.v[i].name, name))
+			return &file.v[i];
+	return NULL;
+}
+
+static int add(const char *name, unsigned long ns)
+{
+	struct value *v = file.v;
+
+	if (file.nr == file.alloc) {
+		file.alloc = file.alloc ? 2 * file.alloc : 16;
+		v = realloc(file.v, file.alloc * sizeof(*v));
+		if (!v)
+			return -1;
+		file.v = v;
+	}
+	v[file.nr].name = strdup(name);
+	v[file.nr].ns = ns;
+	if (!v[file.nr].name)
+		return -1;
+	file.nr++;
+	return 0;
+}
+
+/* "NAME NS": 0, or -1 with what is wrong with it in err. */
+static int parse_line(char *line, char *err, size_t len)
+{
+	char *name = line, *value, *end;
+	unsigned long ns;
+
+	value = name + strcspn(name, " \t");
+	if (value == name || !*value) {
+		snprintf(err, len, "expected NAME NS");
+		return -1;
+	}
+	*value++ = '\0';
+	value += strspn(value, " \t");
+	errno = 0;
+	ns = strtoul(value, &end, 10);
+	if (*value < '0' || *value > '9' || *end || errno) {
+		snprintf(err, len, "%s: expected a whole number of ns, got "
+			 "'%.40s'", name, value);
+		return -1;
+	}
+	if (find(name)) {
+		snprintf(err, len, "%s: a second value", name);
+		return -1;
+	}
+	if (add(name, ns)) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int kscale_calibration_load(const char *path, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, why[200];
+	size_t size = 0;
+	int nr = 0, ret = 0;
+	ssize_t n;
+
+	file.path = path;
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, len, "--calibration=%s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	while (!ret && (n = getline(&line, &size, f)) >= 0) {
+		nr++;
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		ret = parse_line(line, why, sizeof(why));
+		if (ret)
+			snprintf(err, len, "--calibration=%s: line %d: %s",
+				 path, nr, why);
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, len, "--calibration=%s: %s", path,
+			 strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	fclose(f);
 	return ret;
+}
+
+/* Every value into a new file, renamed over FILE. */
+static int save(char *err, size_t len)
+{
+	char tmp[4200];
+	FILE *f;
+	int i, bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", file.path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, len, "--calibration=%s: cannot write %s: %s",
+			 file.path, tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# kscale --calibration: NAME NS, the work `auto` "
+		"stands for, in whole ns\n");
+	for (i = 0; i < file.nr; i++)
+		fprintf(f, "%s %lu\n", file.v[i].name, file.v[i].ns);
+	bad = fflush(f) || ferror(f) || fsync(fileno(f));
+	if (fclose(f) || bad || rename(tmp, file.path)) {
+		snprintf(err, len, "--calibration=%s: cannot write it: %s",
+			 file.path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int kscale_calibrated(const char *name, unsigned long *ns,
+		      int (*measure)(void *arg, double *ns, char *err,
+				     size_t len),
+		      void *arg, char *err, size_t len)
+{
+	struct value *v = find(name);
+	char why[512];
+	double m;
+
+	if (v) {
+		*ns = v->ns;
+		file.reused++;
+		return 0;
+	}
+	if (measure(arg, &m, why, sizeof(why))) {
+		snprintf(err, len, "calibrating %s: %s", name, why);
+		return -1;
+	}
+	*ns = m > 0 ? (unsigned long)m : 0;
+	file.measured++;
+	if (!file.path)
+		return 0;
+	if (add(name, *ns)) {
+		snprintf(err, len, "calibrating %s: out of memory", name);
+		return -1;
+	}
+	return save(err, len);
+}
+
+const char *kscale_calibration_summary(void)
+{
+	if (!file.path)
+		return NULL;
+	snprintf(file.summary, sizeof(file.summary),
+		 "%s: %d values reused, %d measured", file.path, file.reused,
+		 file.measured);
+	return file.summary;
 }

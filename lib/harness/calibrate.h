@@ -1,18 +1,83 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Calibration of a model's `auto` work on the running kernel: the median
- * of CALIBRATE_ROUNDS timings of round(arg), after 0.1 s of untimed
- * rounds (one round warms nothing up: the kernel's page allocator and
- * caches took some 20 shmem passes to reach the benchmark's steady state),
- * pinned to the CPU the caller is on (its affinity is restored after).
+ * Calibration: what a model's `auto` work stands for, measured on the
+ * running kernel, and --calibration=FILE, which keeps those values.
+ *
+ * kscale_calibrate() runs round(arg) untimed for CALIBRATE_WARMUP_NS (one
+ * round warms nothing up: the kernel's page allocator and caches took
+ * some 20 shmem passes to reach the benchmark's steady state), then
+ * returns the median of CALIBRATE_ROUNDS rounds' ns per operation.  Every
+ * round runs pinned to the calibration CPU, the one the run's thread 0
+ * gets (kscale_calibrate_cpu()), so the value is what that CPU's caches
+ * and clock give the run; the caller's affinity and "this CPU" are put
+ * back after.  A round that fails or does nothing fails the calibration:
+ * a median of fewer rounds, or of none, is not the value it claims to be.
  */
 #ifndef KSCALE_CALIBRATE_H
 #define KSCALE_CALIBRATE_H
 
+#include <stddef.h>
+
 #define CALIBRATE_ROUNDS	5
 #define CALIBRATE_WARMUP_NS	1e8
 
-/* round() returns the operations it did, or -1 to stop. */
-double kscale_calibrate(long (*round)(void *arg), void *arg);
+struct kscale_round {
+	void *arg;		/* the caller's */
+	double ns;		/* the round's time if it timed itself, or 0 */
+	char err[256];		/* why it failed, where errno does not say */
+};
+
+/*
+ * One round: the operations it did, or -1 with errno or r->err set.  The
+ * helper times it, unless it sets r->ns (fio times its own I/O, without
+ * its start-up).
+ */
+typedef long kscale_round_fn(struct kscale_round *r);
+
+/* Calibrate on cpu from now on; until then, on the first allowed CPU. */
+void kscale_calibrate_cpu(int cpu);
+
+/*
+ * ns per operation of round into *ns, after warmup_ns of untimed rounds
+ * (at least one): 0, or -1 with the reason in err and errno the failed
+ * round's.
+ */
+int kscale_calibrate_warmup(kscale_round_fn *round, void *arg,
+			    double warmup_ns, double *ns, char *err,
+			    size_t len);
+
+static inline int kscale_calibrate(kscale_round_fn *round, void *arg,
+				   double *ns, char *err, size_t len)
+{
+	return kscale_calibrate_warmup(round, arg, CALIBRATE_WARMUP_NS, ns,
+				       err, len);
+}
+
+/*
+ * --calibration=FILE keeps the work `auto` stood for, so that runs on two
+ * kernels (or builds) compare at the same work.  One "NAME NS" a line, NS
+ * a whole number of ns; lines that are empty or start with '#' are
+ * comments.  NAME is the model and knob, then what the value depends on:
+ * "mnt_writers.path_work_ns", "rwsem.io_path_ns.read.size=...".  What
+ * describes the machine rather than a model's work (tsc_per_ns, the
+ * running kernel's own timings such as real_lookup's open_by_handle_at)
+ * is measured every time: another machine's figure would misstate this
+ * one.  A missing FILE is an empty one.
+ */
+int kscale_calibration_load(const char *path, char *err, size_t len);
+
+/*
+ * The value `name`: FILE's if it has it, else measure()'s (truncated to
+ * whole ns, at least 0), which then goes into FILE with all the others
+ * (a new file renamed over the old: never half-written).  0, or -1 with
+ * the reason in err.
+ */
+int kscale_calibrated(const char *name, unsigned long *ns,
+		      int (*measure)(void *arg, double *ns, char *err,
+				     size_t len),
+		      void *arg, char *err, size_t len);
+
+/* "FILE: N values reused, M measured" so far; NULL without a FILE. */
+const char *kscale_calibration_summary(void);
 
 #endif

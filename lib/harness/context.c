@@ -73,10 +73,11 @@ void context_add_system(const struct topology *t,
 	kscale_add_context("cpus_per_node", "%s", buf);
 	kscale_add_context("allowed_cpus", "%d", t->nr_cpus);
 	kscale_add_context("numa_emulate", "%d", t->emulated);
-	kscale_add_context("memory_binding", "%s", t->bind_memory ?
+	kscale_add_context("memory_binding", "%s%s", t->bind_memory ?
 			   "per-node data on its node" :
 			   t->emulated ? "none: nodes are emulated" :
-			   "none: one node");
+			   t->bind_why[0] ? "none: " : "none: one node",
+			   t->bind_why);
 	kscale_add_context("placement", "%s", o->placement);
 	kscale_add_context("duration_s", "%g", o->duration);
 	kscale_add_context("warmup_s", "%g", o->warmup);

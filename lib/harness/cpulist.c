@@ -60,52 +60,68 @@ static int append_range(int **v, int *n, int *cap, int lo, int hi)
 	return 0;
 }
 
-static int parse_item(const char **p, int all_max, int *lo, int *hi)
+/* Skip word at *p if it is there. */
+static bool take(const char **p, const char *word)
 {
-	if (!strncmp(*p, "all", 3)) {
-		if (all_max <= 0)
-			return -1;
-		*p += 3;
-		*lo = *hi = all_max;
-		if (**p != '*') {
-			*lo = 1;
-			return 0;
-		}
-		/* all*K: K times as many threads as CPUs, alone */
-		(*p)++;
-		if (parse_number(p, hi) || *hi < 1 || *hi > 64)
-			return -1;
-		*lo = *hi = *hi * all_max;
-		return 0;
-	}
-	if (parse_number(p, lo))
-		return -1;
-	*hi = *lo;
-	if (**p != '-')
-		return 0;
-	(*p)++;
-	if (parse_number(p, hi) || *hi < *lo)
-		return -1;
-	return 0;
+	size_t n = strlen(word);
+
+	if (strncmp(*p, word, n))
+		return false;
+	*p += n;
+	return true;
 }
 
-int cpulist_parse(const char *s, int all_max, bool sorted, int **out,
-		  int *nr, char *err, size_t errlen)
+/* One item of the list, appended to v: a number, a range or a name. */
+static int parse_item(const char **p, const struct cpulist_names *names,
+		      int **v, int *n, int *cap)
+{
+	int lo, hi, k, i;
+
+	if (names && take(p, "sweep")) {
+		for (i = 0; i < names->nr_sweep; i++)
+			if (append_range(v, n, cap, names->sweep[i],
+					 names->sweep[i]))
+				return -1;
+		return 0;
+	}
+	if (names && take(p, "all")) {
+		k = 1;
+		/* all*K: K times as many threads as CPUs */
+		if (take(p, "*") && (parse_number(p, &k) || k < 1 || k > 64))
+			return -1;
+		return append_range(v, n, cap, k * names->all,
+				    k * names->all);
+	}
+	if (parse_number(p, &lo))
+		return -1;
+	hi = lo;
+	if (take(p, "-")) {
+		if (names && take(p, "all"))
+			hi = names->all;
+		else if (parse_number(p, &hi))
+			return -1;
+	}
+	if (hi < lo)
+		return -1;
+	return append_range(v, n, cap, lo, hi);
+}
+
+int cpulist_parse(const char *s, const struct cpulist_names *names,
+		  bool sorted, int **out, int *nr, char *err, size_t errlen)
 {
 	const char *p = s;
-	int *v = NULL, n = 0, cap = 0, lo, hi;
+	int *v = NULL, n = 0, cap = 0;
 
 	if (!s || !*s) {
 		snprintf(err, errlen, "empty list");
 		return -1;
 	}
 	for (;;) {
-		if (parse_item(&p, all_max, &lo, &hi) ||
-		    append_range(&v, &n, &cap, lo, hi))
+		if (parse_item(&p, names, &v, &n, &cap))
 			goto bad;
 		if (!*p)
 			break;
-		if (*p++ != ',' || !*p)
+		if (*p != ',' || !*++p)
 			goto bad;
 	}
 	*nr = sorted ? sort_unique(v, n) : n;
@@ -115,6 +131,6 @@ bad:
 	free(v);
 	snprintf(err, errlen, "malformed list '%s' near '%s' "
 		 "(expected e.g. 1,2,4 or 1-8%s)", s, *p ? p : "end",
-		 all_max > 0 ? " or all" : "");
+		 names ? ", sweep, all, all*2 or 1-all" : "");
 	return -1;
 }

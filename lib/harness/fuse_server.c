@@ -212,15 +212,18 @@ static int claim_slot(struct fuse_server *fs)
 	}
 	fs->slot = i;
 	tmp = getenv("TMPDIR");
-	if (snprintf(fs->mnt, sizeof(fs->mnt), "%s/kscale-fuse.XXXXXX",
-		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(fs->mnt)) {
+	if (snprintf(mounts[i], sizeof(mounts[i]), "%s/kscale-fuse.XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(mounts[i])) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (!mkdtemp(fs->mnt))
-		return -1;
-	memcpy(mounts[i], fs->mnt, sizeof(mounts[i]));
+	/* claimed first, made in place: a signal never misses the directory */
 	claimed[i] = 1;
+	if (!mkdtemp(mounts[i])) {
+		claimed[i] = 0;
+		return -1;
+	}
+	memcpy(fs->mnt, mounts[i], sizeof(fs->mnt));
 	return 0;
 }
 
@@ -241,14 +244,15 @@ static int fuse_mount(struct fuse_server *fs, char *err, size_t len)
 	}
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,"
 		 "group_id=0,default_permissions", fs->fd);
+	mounted[fs->slot] = 1;		/* before the mount, for a signal */
 	if (mount("kscale", fs->mnt, "fuse.kscale", MS_NOSUID | MS_NODEV,
 		  opts)) {
+		mounted[fs->slot] = 0;
 		snprintf(err, len, "mount FUSE at %s: %s", fs->mnt,
 			 strerror(errno));
 		close(fs->fd);
 		return -1;
 	}
-	mounted[fs->slot] = 1;
 	return 0;
 }
 

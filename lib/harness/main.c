@@ -16,6 +16,7 @@
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
+#include "calibrate.h"
 #include "context.h"
 #include "cpulist.h"
 #include "fatal.h"
@@ -100,8 +101,12 @@ static int distinct(const int *v, int n)
 static void register_one(struct registry *r, int w, int v, const char **knob,
 			 int threads)
 {
-	struct kscale_bench *b = calloc(1, sizeof(*b));
+	/* run.stop owns its cache line: the whole struct is aligned */
+	struct kscale_bench *b = aligned_alloc(SMP_CACHE_BYTES, sizeof(*b));
 
+	if (!b)
+		die(r->m->name, "out of memory");
+	memset(b, 0, sizeof(*b));
 	b->model = r->m;
 	b->workload = &r->m->workloads[w];
 	b->variant = v;
@@ -118,6 +123,7 @@ static void register_one(struct registry *r, int w, int v, const char **knob,
 	b->nr_order = r->nr_order;
 	b->duration = r->o->duration;
 	b->warmup = r->o->warmup;
+	b->watchdog = r->o->watchdog;
 	b->name = bench_name(r, w, v, knob);
 	if (kscale_bench_init(b))
 		die(r->m->name, "cannot create the run's barriers");
@@ -176,18 +182,26 @@ static void select_names(struct registry *r)
 	free(names);
 }
 
+/* --cpus, `sweep` without it; the placement is refused here, before init. */
 static void select_counts(struct registry *r)
 {
+	const char *cpus = r->o->cpus ? r->o->cpus : "sweep";
 	int i, max = r->o->oversubscribe ? 1 << 16 : r->nr_order;
+	int *sweep = malloc(r->nr_order * sizeof(int));
+	struct cpulist_names names = { .all = r->nr_order, .sweep = sweep };
+	char why[256];
 
-	if (!r->o->cpus) {
-		r->counts = malloc((r->t->nr_nodes + 2) * sizeof(int));
-		r->nr_counts = topology_default_counts(r->t, r->counts);
-		return;
-	}
-	if (cpulist_parse(r->o->cpus, r->nr_order, true, &r->counts,
-			  &r->nr_counts, err, sizeof(err)))
+	if (placement_check(&r->o->placement_policy, r->o->oversubscribe, err,
+			    sizeof(err)))
 		die(r->m->name, err);
+	names.nr_sweep = placement_sweep(r->t, &r->o->placement_policy,
+					 r->order, r->nr_order, sweep);
+	if (cpulist_parse(cpus, &names, true, &r->counts, &r->nr_counts, why,
+			  sizeof(why))) {
+		snprintf(err, sizeof(err), "--cpus: %s", why);
+		die(r->m->name, err);
+	}
+	free(sweep);
 	for (i = 0; i < r->nr_counts; i++) {
 		if (r->counts[i] < 1)
 			die(r->m->name, "--cpus: thread counts start at 1");
@@ -209,6 +223,11 @@ static void dry_run(const struct registry *r)
 	       r->m->name, r->t->nr_cpus, r->t->nr_nodes,
 	       r->t->emulated ? " (emulated, memory not bound)" : "",
 	       r->o->placement);
+	/* the counts first: a sweep's plans run to thousands of lines */
+	printf("thread counts (--cpus=%s):", r->o->cpus ? r->o->cpus : "sweep");
+	for (i = 0; i < r->nr_counts; i++)
+		printf("%s%d", i ? "," : " ", r->counts[i]);
+	printf("\n");
 	for (i = 0; i < r->nr_counts; i++) {
 		cpu = malloc(r->counts[i] * sizeof(int));
 		if (placement_plan(r->t, &r->o->placement_policy, r->counts[i],
@@ -316,6 +335,17 @@ static int finish_out(const struct kscale_options *o, const char *tmp,
 	return 1;
 }
 
+/* What --calibration=FILE gave and what was measured before the runs. */
+static void report_calibration(const char *prog)
+{
+	const char *summary = kscale_calibration_summary();
+
+	if (!summary)
+		return;
+	fprintf(stderr, "%s: calibration: %s\n", prog, summary);
+	kscale_add_context("calibration", "%s", summary);
+}
+
 int main(int argc, char **argv)
 {
 	const struct kscale_model *m = &kscale_model;
@@ -339,10 +369,15 @@ int main(int argc, char **argv)
 		dry_run(&r);
 		return 0;
 	}
+	kscale_calibrate_cpu(r.order[0]);
+	if (o.calibration && kscale_calibration_load(o.calibration, err,
+						     sizeof(err)))
+		die(m->name, err);
 	tmp = redirect_out(&o);
 	if (kb_initialize(&o.gb_argc, o.gb_argv))
 		return 2;	/* Google Benchmark said which flag */
-	tsc_calibrate();
+	if (tsc_calibrate(err, sizeof(err)))
+		die(m->name, err);
 	sched_init();
 	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);
 	sched_preempt_full = o.preempt_full;
@@ -350,6 +385,7 @@ int main(int argc, char **argv)
 	context_add_model(m, &o);
 	if (m->init && m->init(&o, err, sizeof(err)))
 		die(m->name, err);
+	report_calibration(m->name);
 	perf_init(m, &o, r.order[0]);
 	register_all(&r);
 	kscale_progress_total(r.nr_benches * o.repetitions);

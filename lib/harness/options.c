@@ -46,17 +46,26 @@ static int parse_seconds(const char *flag, const char *s, double min_excl,
 	return 0;
 }
 
+/*
+ * "1,2" -> "1", "2".  An empty item ("1,,2", ",1", "1,", "") is refused,
+ * not skipped: it is a slip of the keyboard, and the run would silently
+ * lack the value the user meant.
+ */
 static int split_list(const char *s, struct knob_values *kv)
 {
-	char *copy = strdup(s), *save = NULL, *tok;
+	const char *end;
 
 	kv->nr = 0;
 	kv->value = calloc(strlen(s) + 1, sizeof(char *));
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		kv->value[kv->nr++] = strdup(tok);
-	free(copy);
-	return kv->nr ? 0 : -1;
+	for (;;) {
+		end = strchrnul(s, ',');
+		if (end == s)
+			return -1;
+		kv->value[kv->nr++] = strndup(s, end - s);
+		if (!*end)
+			return 0;
+		s = end + 1;
+	}
 }
 
 /* --mounts=2 or --path-work-ns=auto: '-' in flags stands for '_'. */
@@ -175,6 +184,11 @@ static int parse_flag(struct kscale_options *o, const char *arg, char *err,
 		return parse_seconds("--duration", v, 0, &o->duration, err, len);
 	else if ((v = flag_value(arg, "--warmup")))
 		return parse_seconds("--warmup", v, -1e-9, &o->warmup, err, len);
+	else if ((v = flag_value(arg, "--watchdog")))
+		return parse_seconds("--watchdog", v, 0, &o->watchdog, err,
+				     len);
+	else if ((v = flag_value(arg, "--calibration")))
+		o->calibration = v;
 	else if ((v = flag_value(arg, "--numa-emulate")))
 		return parse_int("--numa-emulate", v, 1, &o->numa_emulate, err,
 				 len);
@@ -221,6 +235,7 @@ static void options_defaults(struct kscale_options *o,
 	o->placement = "compact";
 	o->duration = 1.0;
 	o->warmup = 0.2;
+	o->watchdog = 30;
 	o->perf = true;
 	o->repetitions = 1;
 	o->knobs = calloc(m->nr_knobs, sizeof(*o->knobs));
@@ -261,7 +276,8 @@ int options_select(const char *list, const char *what, const char **names,
 	if (!list)
 		return 0;
 	if (split_list(list, &kv)) {
-		snprintf(err, len, "--%ss: empty list", what);
+		snprintf(err, len, "--%ss=%s: an empty name in the list", what,
+			 list);
 		return -1;
 	}
 	for (j = 0; j < kv.nr; j++) {
@@ -285,16 +301,25 @@ void options_usage(const struct kscale_model *m)
 	printf("usage: %s [OPTION]... [--benchmark_*...]\n%s\n\n", m->name,
 	       m->doc);
 	printf("Common options:\n"
-	       "  --cpus=LIST          thread counts: 1,2,4 | 1-8 | all | all*2 "
-	       "(twice the CPUs;\n"
-	       "                       needs --oversubscribe). Default: 1, "
-	       "each node boundary, all\n"
+	       "  --cpus=LIST          thread counts, e.g. 1,2,4 | 1-8 | "
+	       "sweep | all | all*2 | 1-all |\n"
+	       "                       1,sweep,all*2. sweep (default): 1, 2, "
+	       "4... below all, each\n"
+	       "                       node boundary of the placement, all. "
+	       "all: the usable CPUs;\n"
+	       "                       all*K: K times as many (needs "
+	       "--oversubscribe)\n"
 	       "  --placement=POLICY   compact (fill a node first), spread "
 	       "(round-robin over nodes), list:0,2,4\n"
+	       "                       (a CPU listed twice needs "
+	       "--oversubscribe)\n"
 	       "  --workloads=LIST     workloads to run (default all)\n"
 	       "  --variants=LIST      variants to run (default all)\n"
 	       "  --duration=SECONDS   measurement window per run (default 1)\n"
 	       "  --warmup=SECONDS     warm-up before the window (default 0.2)\n"
+	       "  --watchdog=SECONDS   fail a run whose threads do not reach "
+	       "the window, or leave\n"
+	       "                       it, within SECONDS (default 30)\n"
 	       "  --numa-emulate=N     split the allowed CPUs into N pretend "
 	       "nodes (memory not bound)\n"
 	       "  --oversubscribe      allow more threads than CPUs\n"
@@ -308,6 +333,10 @@ void options_usage(const struct kscale_model *m)
 	       "record -e cpu-clock -g\n"
 	       "                       over host variants' windows, "
 	       "kernel_<function>_{children,self}_pct\n"
+	       "  --calibration=FILE   reuse the `auto` values FILE has, "
+	       "measure the others and\n"
+	       "                       save them all in FILE (runs on two "
+	       "kernels at the same work)\n"
 	       "  --dry-run            print the thread -> CPU -> node plan and "
 	       "exit\n"
 	       "  --list               list workloads, variants and knobs\n"

@@ -21,6 +21,7 @@ struct kscale_options {
 	const char *variants;
 	double duration;
 	double warmup;
+	double watchdog;		/* --watchdog: s a run may hang */
 	int numa_emulate;
 	int slice_us;			/* model tasks' time slice, 0: CFS's */
 	bool preempt_full;		/* --preempt=full */
@@ -32,6 +33,7 @@ struct kscale_options {
 	bool *workload_on;		/* [nr_workloads] after --workloads */
 	bool *variant_on;		/* [nr_variants] after --variants */
 	struct knob_values *knobs;	/* [kscale_model.nr_knobs] */
+	const char *calibration;	/* --calibration=FILE, or NULL */
 	const char *out;		/* --benchmark_out, written via a temp file */
 	int repetitions;		/* --benchmark_repetitions, for progress */
 	int gb_argc;			/* Google Benchmark's own flags */

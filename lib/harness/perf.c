@@ -403,12 +403,13 @@ static int probe(int cpu, char *why, size_t len)
 	fatal_undo(perf_undo);
 	snprintf(dir, sizeof(dir), "%s/kscale-perf.XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
+	dir_made = 1;		/* before it exists: a signal finds it */
 	if (!mkdtemp(dir)) {
+		dir_made = 0;
 		snprintf(why, len, "unavailable: %s: %s", dir,
 			 strerror(errno));
 		return -1;
 	}
-	dir_made = 1;
 	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl", dir);
 	snprintf(ack_path, sizeof(ack_path), "%s/ack", dir);
 	snprintf(data_path, sizeof(data_path), "%s/perf.data", dir);

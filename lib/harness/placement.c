@@ -10,6 +10,8 @@
 int placement_parse(const char *s, struct placement *p, char *err,
 		    size_t errlen)
 {
+	char why[256];
+
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", s);
 	if (!strcmp(s, "compact")) {
@@ -22,8 +24,11 @@ int placement_parse(const char *s, struct placement *p, char *err,
 	}
 	if (!strncmp(s, "list:", 5)) {
 		p->policy = PLACEMENT_LIST;
-		return cpulist_parse(s + 5, 0, false, &p->list, &p->nr_list,
-				     err, errlen);
+		if (!cpulist_parse(s + 5, NULL, false, &p->list, &p->nr_list,
+				   why, sizeof(why)))
+			return 0;
+		snprintf(err, errlen, "--placement=%s: %s", s, why);
+		return -1;
 	}
 	snprintf(err, errlen, "--placement=%s: expected compact, spread or "
 		 "list:CPUS (e.g. list:0,2,4)", s);
@@ -111,16 +116,64 @@ int placement_plan(const struct topology *t, const struct placement *p,
 	return n < 0 ? -1 : 0;
 }
 
-/* 1, the CPU count at each node boundary (compact order), and all. */
-int topology_default_counts(const struct topology *t, int *counts)
+/*
+ * A list naming a CPU twice puts two threads on it, the oversubscription
+ * --oversubscribe asks for; without it, it is more likely a typo.
+ */
+int placement_check(const struct placement *p, bool oversubscribe, char *err,
+		    size_t errlen)
 {
-	int n = 0, i, sum = 0;
+	int i, max = 0, ret = 0;
+	bool *seen;
 
-	counts[n++] = 1;
-	for (i = 0; i < t->nr_nodes; i++) {
-		sum += topology_cpus_on_node(t, t->nodes[i]);
-		if (sum > counts[n - 1])
-			counts[n++] = sum;
+	if (p->policy != PLACEMENT_LIST || oversubscribe)
+		return 0;
+	for (i = 0; i < p->nr_list; i++)
+		if (p->list[i] > max)
+			max = p->list[i];
+	seen = calloc(max + 1, sizeof(*seen));
+	for (i = 0; i < p->nr_list && !ret; i++) {
+		if (seen[p->list[i]]) {
+			snprintf(err, errlen, "--placement=%s: CPU %d is "
+				 "listed twice (add --oversubscribe to share "
+				 "CPUs)", p->name, p->list[i]);
+			ret = -1;
+		}
+		seen[p->list[i]] = true;
 	}
+	free(seen);
+	return ret;
+}
+
+/*
+ * --cpus=sweep, the default: 1, 2, 4... (the powers of two below nr), the
+ * count at every node boundary of the placement order, and nr; ascending,
+ * each once.  That is a few points a node and a doubling, where every
+ * count 1..nr would be hundreds.  A node boundary is where the order
+ * leaves a node for another: for compact, every node's CPUs in turn
+ * (cumulative CPUs per node); for a list, wherever it changes node.
+ * Spread changes node at every step, so its one boundary is the node
+ * count, where every node has just got its first thread.  counts needs
+ * room for nr.
+ */
+int placement_sweep(const struct topology *t, const struct placement *p,
+		    const int *order, int nr, int *counts)
+{
+	bool *on = calloc(nr + 1, sizeof(*on));
+	int i, n = 0;
+
+	for (i = 1; i < nr; i *= 2)
+		on[i] = true;
+	if (p->policy == PLACEMENT_SPREAD)
+		on[t->nr_nodes] = true;
+	else
+		for (i = 1; i < nr; i++)
+			on[i] |= t->cpu_node[order[i - 1]] !=
+				 t->cpu_node[order[i]];
+	on[nr] = true;
+	for (i = 1; i <= nr; i++)
+		if (on[i])
+			counts[n++] = i;
+	free(on);
 	return n;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,35 @@ static void tmpfs_dirs_remove(void)
 		fprintf(stderr, "kscale: could not remove %s\n", base);
 }
 
+/*
+ * A SIGKILLed bench undoes nothing: its mounts die with its namespace but
+ * its directories stay.  They carry its pid; once that pid is gone, the
+ * next bench removes them.
+ */
+static void reap_dead(const char *root)
+{
+	DIR *dir = opendir(root);
+	struct dirent *e;
+	char cmd[600], *end;
+	long pid;
+
+	while (dir && (e = readdir(dir))) {
+		if (strncmp(e->d_name, "kscale.", 7))
+			continue;
+		pid = strtol(e->d_name + 7, &end, 10);
+		if (end == e->d_name + 7 || *end != '.' || pid <= 0 ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(cmd, sizeof(cmd), "rm -rf -- '%s/%s'", root,
+			 e->d_name);
+		if (system(cmd))
+			fprintf(stderr, "kscale: could not remove %s/%s\n",
+				root, e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static bool private_namespace(void)
 {
 	return !unshare(CLONE_NEWNS) &&
@@ -66,19 +97,23 @@ int tmpfs_dirs_create(struct tmpfs_dirs *d, int nr, char *err, size_t len)
 	int i, why = 0;
 
 	d->nr = nr;
-	snprintf(base, sizeof(base), "%s/kscale.XXXXXX", root);
+	reap_dead(root);
+	/* the undo first: a signal may come as soon as base exists */
+	snprintf(base, sizeof(base), "%s/kscale.%d.XXXXXX", root,
+		 (int)getpid());
+	atexit(tmpfs_dirs_remove);
+	fatal_undo(tmpfs_dirs_undo);
 	if (!mkdtemp(base)) {
 		snprintf(err, len, "cannot create a directory in %s: %s",
 			 root, strerror(errno));
+		base[0] = '\0';
 		return -1;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++)
 		snprintf(d->path[i], sizeof(d->path[i]), "%s/m%d", base, i);
-		mkdir(d->path[i], 0700);
-	}
 	cleanup_dirs = d;
-	atexit(tmpfs_dirs_remove);
-	fatal_undo(tmpfs_dirs_undo);
+	for (i = 0; i < nr; i++)
+		mkdir(d->path[i], 0700);
 	d->mounted = private_namespace() && !mount_all(d);
 	if (!d->mounted)
 		why = errno;

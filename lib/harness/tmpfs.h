@@ -3,7 +3,8 @@
  * Scratch directories for the `real` variants: on their own tmpfs mounts
  * when the process may mount (root: it moves into a private mount
  * namespace first, so nothing leaks into the host), else directories on
- * one tmpfs (/dev/shm).  Removed at exit.
+ * one tmpfs (/dev/shm).  Removed at exit, or by the next bench once the
+ * pid in their name is gone (after a SIGKILL).
  */
 #ifndef KSCALE_TMPFS_H
 #define KSCALE_TMPFS_H

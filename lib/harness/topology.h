@@ -19,6 +19,7 @@ struct topology {
 	int nr_node_ids;	/* highest node id + 1 */
 	int emulated;		/* --numa-emulate=N, 0 for the real nodes */
 	bool bind_memory;	/* per-node memory really lands on its node */
+	char bind_why[128];	/* why not, when a node refused a binding */
 };
 
 enum placement_policy {
@@ -49,6 +50,10 @@ int placement_order(const struct topology *t, const struct placement *p,
 int placement_plan(const struct topology *t, const struct placement *p,
 		   int nr_threads, bool oversubscribe, int *cpu_of_thread,
 		   char *err, size_t errlen);
-int topology_default_counts(const struct topology *t, int *counts);
+/* 0, or -1 when the placement itself shares a CPU without oversubscribe. */
+int placement_check(const struct placement *p, bool oversubscribe, char *err,
+		    size_t errlen);
+int placement_sweep(const struct topology *t, const struct placement *p,
+		    const int *order, int nr, int *counts);
 
 #endif

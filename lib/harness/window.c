@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "affinity.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
@@ -16,10 +19,8 @@
 #include "topology.h"
 #include "window.h"
 
-/* How long threads may take to leave their loops once told to stop. */
-#define WATCHDOG_S	30
-
 static int progress_done, progress_total;
+static double progress_started;
 
 void kscale_progress_total(int total)
 {
@@ -32,6 +33,22 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* "[k/total] name (ETA 1m05s)": the runs so far, or the plan for the first. */
+static void progress(const struct kscale_bench *b)
+{
+	double left, t = now();
+	int done = progress_done++;
+
+	if (!done) {
+		progress_started = t;
+		left = (b->warmup + b->duration) * progress_total;
+	} else {
+		left = (t - progress_started) / done * (progress_total - done);
+	}
+	fprintf(stderr, "kscale: [%d/%d] %s (ETA %dm%02ds)\n", done + 1,
+		progress_total, b->name, (int)left / 60, (int)left % 60);
 }
 
 static void sleep_until(double t)
@@ -47,6 +64,11 @@ struct snapshot {
 	double cputime;
 };
 
+/* When a snapshot began and ended: its instant is the midpoint. */
+struct span {
+	double before, after;
+};
+
 static double thread_cputime(clockid_t clock)
 {
 	struct timespec ts;
@@ -56,14 +78,29 @@ static double thread_cputime(clockid_t clock)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void snapshot(const struct kscale_run *run, struct snapshot *s)
+/*
+ * The operation counts first and alone, timed on both sides: at 512
+ * threads reading every CPU-time clock takes some 0.5 ms, and the counts
+ * must be read as close to one instant as the cache lines allow.
+ */
+static void snapshot(const struct kscale_run *run, struct snapshot *s,
+		     struct span *ops, struct span *cpu)
 {
 	int i;
 
-	for (i = 0; i < run->nr_threads; i++) {
+	ops->before = now();
+	for (i = 0; i < run->nr_threads; i++)
 		s[i].ops = READ_ONCE(run->threads[i].ops);
+	ops->after = now();
+	cpu->before = ops->after;
+	for (i = 0; i < run->nr_threads; i++)
 		s[i].cputime = thread_cputime(run->threads[i].cputime);
-	}
+	cpu->after = now();
+}
+
+static double interval(const struct span *a, const struct span *b)
+{
+	return (b->before + b->after) / 2 - (a->before + a->after) / 2;
 }
 
 static double min_over_max(double min, double max)
@@ -72,7 +109,7 @@ static double min_over_max(double min, double max)
 }
 
 static void set_counters(struct kscale_bench *b, const struct snapshot *start,
-			 const struct snapshot *end)
+			 const struct snapshot *end, double cpu_window)
 {
 	struct kscale_run *run = &b->run;
 	double total = 0, min = -1, max = 0, d;
@@ -95,30 +132,124 @@ static void set_counters(struct kscale_bench *b, const struct snapshot *start,
 	kscale_set_counter(run, "fairness", min_over_max(min, max));
 	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
 	kscale_set_counter(run, "cpu_busy_pct",
-			   100 * cpu / b->window / b->nr_distinct_cpus);
+			   100 * cpu / cpu_window / b->nr_distinct_cpus);
 }
 
-/* A stuck run cannot be torn down: name the threads, leave. */
-static void watchdog(struct kscale_bench *b)
+static void name_thread(const struct kscale_bench *b, int i, const char *what,
+			long window_ops)
 {
-	double deadline = now() + WATCHDOG_S;
+	const struct kscale_thread *t = &b->run.threads[i];
+
+	fprintf(stderr, "kscale: watchdog: %s: thread %d (CPU %d, tid %d) "
+		"%s", b->name, i, t->cpu, (int)t->tid, what);
+	if (window_ops >= 0)
+		fprintf(stderr, ", %ld ops in the window%s", window_ops,
+			window_ops ? "" : ": no progress");
+	fputc('\n', stderr);
+}
+
+/*
+ * Threads that never reach the window (a stuck thread_init) or never
+ * leave it (a lost wake-up, a thread that ignores the stop flag) cannot
+ * be torn down: name them, undo what the run set up, exit 1.
+ */
+static __attribute__((noreturn)) void watchdog_fire(struct kscale_bench *b,
+						     const char *phase,
+						     const struct snapshot *start,
+						     const struct snapshot *end)
+{
 	int i;
 
-	while (READ_ONCE(b->nr_done) < b->nr_threads) {
-		if (now() < deadline) {
-			sleep_until(now() + 0.01);
-			continue;
-		}
-		fprintf(stderr, "kscale: watchdog: %s: %d of %d threads still "
-			"in the loop %d s after the window ended\n", b->name,
-			b->nr_threads - READ_ONCE(b->nr_done), b->nr_threads,
-			WATCHDOG_S);
-		for (i = 0; i < b->nr_threads; i++)
-			fprintf(stderr, "kscale: watchdog: thread %d (CPU %d): "
-				"%lu ops\n", i, b->run.threads[i].cpu,
-				READ_ONCE(b->run.threads[i].ops));
-		fatal_exit(1);
+	fprintf(stderr, "kscale: watchdog: %s: threads still %s %.0f s "
+		"later\n", b->name, phase, b->watchdog);
+	for (i = 0; i < b->nr_threads; i++) {
+		if (!start && !b->arrived[i])
+			name_thread(b, i, "never reached the window", -1);
+		else if (start && !READ_ONCE(b->left[i]))
+			name_thread(b, i, "is still in its loop",
+				    (long)(end[i].ops - start[i].ops));
 	}
+	fatal_exit(1);
+}
+
+static struct timespec deadline(double s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)s;
+	ts.tv_nsec += (long)((s - (time_t)s) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* Each thread, set up and pinned: wait for the window to open. */
+static void gate_arrive(struct kscale_bench *b, int id)
+{
+	pthread_mutex_lock(&b->gate_lock);
+	b->arrived[id] = true;
+	b->nr_arrived++;
+	pthread_cond_broadcast(&b->gate_cond);
+	while (!b->gate_open)
+		pthread_cond_wait(&b->gate_cond, &b->gate_lock);
+	pthread_mutex_unlock(&b->gate_lock);
+}
+
+/* The controller: every thread in, within the watchdog's bound. */
+static void gate_open(struct kscale_bench *b)
+{
+	struct timespec until = deadline(b->watchdog);
+
+	pthread_mutex_lock(&b->gate_lock);
+	while (b->nr_arrived < b->nr_threads)
+		if (pthread_cond_timedwait(&b->gate_cond, &b->gate_lock,
+					   &until) == ETIMEDOUT &&
+		    b->nr_arrived < b->nr_threads)
+			watchdog_fire(b, "setting up", NULL, NULL);
+	b->gate_open = true;
+	pthread_cond_broadcast(&b->gate_cond);
+	pthread_mutex_unlock(&b->gate_lock);
+}
+
+static void wait_threads_left(struct kscale_bench *b,
+			      const struct snapshot *start,
+			      const struct snapshot *end)
+{
+	double until = now() + b->watchdog;
+
+	while (READ_ONCE(b->nr_done) < b->nr_threads) {
+		if (now() >= until)
+			watchdog_fire(b, "in the loop after the window ended",
+				      start, end);
+		sleep_until(now() + 0.01);
+	}
+}
+
+/* Off the workers' CPUs when one is free, so it steals no time from them. */
+static void place_controller(struct kscale_bench *b)
+{
+	struct kscale_run *run = &b->run;
+	size_t size = CPU_ALLOC_SIZE(b->controller_cpu + 1);
+	cpu_set_t *set;
+
+	kscale_set_counter(run, "controller_shares_cpu",
+			   b->controller_cpu < 0);
+	if (b->controller_cpu < 0)
+		return;
+	set = CPU_ALLOC(b->controller_cpu + 1);
+	if (!set) {
+		kscale_fail(run, "out of memory");
+		return;
+	}
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(b->controller_cpu, size, set);
+	if (pthread_setaffinity_np(pthread_self(), size, set))
+		kscale_fail(run, "cannot pin the controller to CPU %d",
+			    b->controller_cpu);
+	CPU_FREE(set);
 }
 
 /* Warm up, then one window between two snapshots of every counter. */
@@ -130,41 +261,69 @@ static void *controller(void *arg)
 	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	struct sched_param sp = { .sched_priority = SCHED_PRIO_CONTROL };
 	struct disturb_snapshot d0, d1;
-	double started, t0, t1, late;
+	struct span ops0, ops1, cpu0, cpu1;
+	double started, late;
 
+	place_controller(b);
 	if (b->model_sched && sched_fifo)
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	pthread_barrier_wait(&b->window_met);
+	gate_open(b);
 	started = now();
 	sleep_until(started + b->warmup);
 	/* perf's events on before the first snapshot, off after the last */
 	if (b->perf)
 		perf_enable(run);
 	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d0);
-	snapshot(run, start);
-	t0 = now();
-	sleep_until(t0 + b->duration);
-	late = now() - (t0 + b->duration);
-	snapshot(run, end);
-	t1 = now();
+	snapshot(run, start, &ops0, &cpu0);
+	sleep_until(ops0.after + b->duration);
+	late = now() - (ops0.after + b->duration);
+	snapshot(run, end, &ops1, &cpu1);
 	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d1);
 	if (b->perf)
 		perf_disable(run);
 	WRITE_ONCE(run->stop, 1);
-	b->window = t1 - t0;
-	run->elapsed = t1 - started;
-	set_counters(b, start, end);
+	b->window = interval(&ops0, &ops1);
+	run->elapsed = ops1.after - started;
+	set_counters(b, start, end, interval(&cpu0, &cpu1));
+	kscale_set_counter(run, "snapshot_us",
+			   1e6 * fmax(ops0.after - ops0.before,
+				      ops1.after - ops1.before));
 	disturb_counters(run, &d0, &d1, late);
-	watchdog(b);
+	wait_threads_left(b, start, end);
 	pthread_barrier_wait(&b->window_met);
 	free(start);
 	free(end);
 	return NULL;
 }
 
+static bool runs_a_thread(const struct kscale_bench *b, int cpu)
+{
+	int i;
+
+	for (i = 0; i < b->nr_threads; i++)
+		if (b->cpu_of_thread[i] == cpu)
+			return true;
+	return false;
+}
+
 int kscale_bench_init(struct kscale_bench *b)
 {
-	if (pthread_barrier_init(&b->threads_met, NULL, b->nr_threads) ||
+	const struct topology *t = kscale_topology;
+	pthread_condattr_t attr;
+	int i;
+
+	b->controller_cpu = -1;
+	for (i = t->nr_cpus - 1; i >= 0 && b->controller_cpu < 0; i--)
+		if (!runs_a_thread(b, t->cpus[i]))
+			b->controller_cpu = t->cpus[i];
+	b->arrived = calloc(b->nr_threads, sizeof(*b->arrived));
+	b->left = calloc(b->nr_threads, sizeof(*b->left));
+	if (!b->arrived || !b->left ||
+	    pthread_condattr_init(&attr) ||
+	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&b->gate_cond, &attr) ||
+	    pthread_mutex_init(&b->gate_lock, NULL) ||
+	    pthread_barrier_init(&b->threads_met, NULL, b->nr_threads) ||
 	    pthread_barrier_init(&b->window_met, NULL, b->nr_threads + 1))
 		return -1;
 	return 0;
@@ -187,11 +346,18 @@ static bool run_prepare(struct kscale_bench *b)
 		run->threads[i].id = i;
 		run->threads[i].cpu = b->cpu_of_thread[i];
 	}
-	fprintf(stderr, "kscale: [%d/%d] %s\n", ++progress_done,
-		progress_total, b->name);
-	/* set-up runs unpinned, but per-CPU data needs a CPU to name */
-	kscale_set_cpu(b->cpu_of_thread[0]);
+	progress(b);
 	b->nr_done = 0;
+	b->nr_arrived = 0;
+	b->gate_open = false;
+	memset(b->arrived, 0, b->nr_threads * sizeof(*b->arrived));
+	memset(b->left, 0, b->nr_threads * sizeof(*b->left));
+	/* on thread 0's CPU: shared data's first touch puts it on its node */
+	if (sched_migrate_task(b->cpu_of_thread[0])) {
+		kscale_fail(run, "cannot pin the set-up to CPU %d",
+			    b->cpu_of_thread[0]);
+		return false;
+	}
 	b->model_sched = !b->model->variants[b->variant].host;
 	if (b->model_sched && sched_fifo && rt_throttle_lift())
 		fprintf(stderr, "kscale: %s: RT throttling stays on: model "
@@ -201,6 +367,9 @@ static bool run_prepare(struct kscale_bench *b)
 	if (b->perf && perf_start(run, b->cpu_of_thread, b->nr_threads))
 		return false;
 	if (b->workload->setup && b->workload->setup(run)) {
+		if (!run->failed)
+			kscale_fail(run, "%s: set-up failed without saying why",
+				    b->workload->name);
 		perf_finish(run);
 		return false;
 	}
@@ -264,18 +433,23 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	if (ok && pthread_getcpuclockid(pthread_self(), &t->cputime))
 		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
 				  t->id);
-	if (ok && w->thread_init)
-		ok = !w->thread_init(t);
+	if (ok && w->thread_init && w->thread_init(t)) {
+		ok = false;
+		if (!b->run.failed)
+			kscale_fail(&b->run, "%s: thread %d's set-up failed "
+				    "without saying why", w->name, t->id);
+	}
 	/* a failed thread still meets the others, then leaves at once */
 	if (!ok)
 		WRITE_ONCE(b->run.stop, 1);
-	pthread_barrier_wait(&b->window_met);
+	gate_arrive(b, t->id);
 	if (ok) {
 		if (b->model_sched)
 			sched_task_run();
 		w->loop(t);
 	}
 	sched_task_exit();
+	WRITE_ONCE(b->left[t->id], true);
 	__atomic_fetch_add(&b->nr_done, 1, __ATOMIC_RELEASE);
 	pthread_barrier_wait(&b->window_met);
 }
@@ -288,7 +462,9 @@ static void run_finish(struct kscale_bench *b, struct kb_result *res)
 	struct kscale_run *run = &b->run;
 	int i;
 
-	b->workload->teardown(run);
+	if (b->workload->teardown(run) && !run->failed)
+		kscale_fail(run, "%s: teardown failed without saying why",
+			    b->workload->name);
 	perf_finish(run);
 	res->nr_counters = run->nr_counters;
 	for (i = 0; i < run->nr_counters; i++) {
@@ -301,13 +477,15 @@ static void run_finish(struct kscale_bench *b, struct kb_result *res)
 void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 {
 	struct kscale_bench *b = arg;
-	size_t size = CPU_ALLOC_SIZE(kscale_topology->nr_cpu_ids);
-	cpu_set_t *saved = NULL;
+	struct affinity saved;
+	int ret;
 
 	if (thread == 0) {
-		saved = CPU_ALLOC(kscale_topology->nr_cpu_ids);
-		pthread_getaffinity_np(pthread_self(), size, saved);
-		b->started = run_prepare(b);
+		ret = affinity_save(&saved);
+		b->started = !ret && run_prepare(b);
+		if (ret)
+			kscale_fail(&b->run, "cannot save the main thread's "
+				    "CPU affinity: %s", strerror(-ret));
 	}
 	pthread_barrier_wait(&b->threads_met);
 	if (b->started)
@@ -319,8 +497,12 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 			run_finish(b, res);
 		}
 		rt_throttle_restore();
-		pthread_setaffinity_np(pthread_self(), size, saved);
-		CPU_FREE(saved);
+		if (saved.set && (ret = affinity_restore(&saved))) {
+			fprintf(stderr, "kscale: %s: cannot restore the main "
+				"thread's CPU affinity: %s\n", b->name,
+				strerror(-ret));
+			fatal_exit(1);
+		}
 	}
 	if (thread == 0 && b->run.failed)
 		fprintf(stderr, "%s: %s: %s\n", b->model->name, b->name,

@@ -9,7 +9,9 @@
  * window, snapshots again, then raises the flag (will-it-scale's design,
  * with one window per run instead of a running sample).  Model variants'
  * threads are tasks of the model scheduler (lib/kernel/sched.h); the
- * controller runs above them, and is the watchdog of the run's end.
+ * controller runs above them, on a CPU of its own when one is free, and
+ * is the run's watchdog: threads that do not reach the window, or do not
+ * leave it, within --watchdog seconds fail the run by name.
  */
 #ifndef KSCALE_WINDOW_H
 #define KSCALE_WINDOW_H
@@ -32,9 +34,17 @@ struct kscale_bench {
 	int nr_order;
 	double duration;
 	double warmup;
+	double watchdog;		/* s a phase may overrun: --watchdog */
 	pthread_barrier_t threads_met;	/* the run's threads */
 	pthread_barrier_t window_met;	/* the run's threads and controller */
+	pthread_mutex_t gate_lock;	/* threads' arrival at the window */
+	pthread_cond_t gate_cond;
+	bool *arrived;			/* [nr_threads] */
+	int nr_arrived;
+	bool gate_open;
+	bool *left;			/* [nr_threads]: out of the loop */
 	pthread_t controller;
+	int controller_cpu;		/* -1: none free, shares the workers' */
 	bool started;			/* set up, controller running */
 	bool model_sched;		/* tasks on the model's scheduler */
 	bool perf;			/* perf records the window (perf.h) */
@@ -43,9 +53,10 @@ struct kscale_bench {
 	struct kscale_run run;
 };
 
+/* After b's plan and timings are set; 0 or -1. */
 int kscale_bench_init(struct kscale_bench *b);
 void kscale_bench_thread(void *arg, int thread, struct kb_result *res);
-/* Progress lines on stderr: "[k/total] name". */
+/* Progress lines on stderr: "[k/total] name (ETA ...)". */
 void kscale_progress_total(int total);
 
 #endif

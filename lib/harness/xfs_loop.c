@@ -15,12 +15,17 @@
 #include "spawn.h"
 #include "xfs_loop.h"
 
-/* The one mount the fatal-exit undo must take down (async-signal-safe). */
-static char undo_dir[300];
+/*
+ * What the fatal-exit undo must take down (async-signal-safe): the one
+ * mount, its directory, the backing file while it has a name.
+ */
+static char undo_dir[300], undo_backing[32];
 static volatile int undo_mounted;
 
 static void xfs_loop_undo(void)
 {
+	if (undo_backing[0])
+		unlink(undo_backing);
 	if (undo_mounted)
 		umount2(undo_dir, MNT_DETACH);
 	if (undo_dir[0])
@@ -89,7 +94,6 @@ static int run_mkfs(const char *dev, char *err, size_t len)
 int xfs_loop_mount(struct xfs_loop *x, size_t size, char *err, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");
-	char backing[] = "/dev/shm/kscale-xfs.XXXXXX";
 	static bool undo_registered;
 	int fd, dev, ret = -1;
 
@@ -97,11 +101,19 @@ int xfs_loop_mount(struct xfs_loop *x, size_t size, char *err, size_t len)
 		return fail(err, len, "XFS on a loop device", EPERM);
 	if (undo_dir[0])
 		return fail(err, len, "XFS on a loop device", EBUSY);
-	fd = mkstemp(backing);
+	if (!undo_registered) {
+		fatal_undo(xfs_loop_undo);
+		undo_registered = true;
+	}
+	/* named in the undo's storage until unlinked: a signal finds it */
+	strcpy(undo_backing, "/dev/shm/kscale-xfs.XXXXXX");
+	fd = mkstemp(undo_backing);
+	/* the loop device keeps the file: nothing to delete later */
+	if (fd >= 0)
+		unlink(undo_backing);
+	undo_backing[0] = '\0';
 	if (fd < 0)
 		return fail(err, len, "/dev/shm", errno);
-	/* the loop device keeps the file: nothing to delete later */
-	unlink(backing);
 	if (ftruncate(fd, (off_t)size)) {
 		close(fd);
 		return fail(err, len, "/dev/shm", errno);
@@ -110,25 +122,23 @@ int xfs_loop_mount(struct xfs_loop *x, size_t size, char *err, size_t len)
 	close(fd);
 	if (dev < 0)
 		return -1;
-	if (!undo_registered) {
-		fatal_undo(xfs_loop_undo);
-		undo_registered = true;
-	}
 	if (run_mkfs(x->dev, err, len))
 		goto out;
-	snprintf(x->dir, sizeof(x->dir), "%s/kscale-xfs.XXXXXX",
+	/* made in the undo's own storage: no moment a signal could miss it */
+	snprintf(undo_dir, sizeof(undo_dir), "%s/kscale-xfs.XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(x->dir)) {
-		fail(err, len, x->dir, errno);
+	if (!mkdtemp(undo_dir)) {
+		fail(err, len, undo_dir, errno);
+		undo_dir[0] = '\0';
 		goto out;
 	}
-	memcpy(undo_dir, x->dir, sizeof(undo_dir));
+	memcpy(x->dir, undo_dir, sizeof(x->dir));
+	undo_mounted = 1;
 	if (mount(x->dev, x->dir, "xfs", 0, NULL)) {
 		fail(err, len, "mount -t xfs", errno);
 		xfs_loop_undo();
 		goto out;
 	}
-	undo_mounted = 1;
 	ret = 0;
 out:
 	/* autoclear: the device detaches once nothing holds it */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <numa.h>
+#include <errno.h>
+#include <numaif.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../harness/topology.h"
 #include "percpu.h"
@@ -18,10 +22,43 @@ struct node_block {
 	bool numa;
 } ____cacheline_aligned;
 
-void percpu_setup(const struct topology *t)
+/* mmap()ed memory bound to node; -errno of mbind(), the memory stays. */
+static int bind_to_node(void *p, size_t size, int node)
 {
+	size_t bits = 8 * sizeof(unsigned long);
+	unsigned long *mask = calloc(node / bits + 1, sizeof(*mask));
+	int ret;
+
+	if (!mask)
+		return -ENOMEM;
+	mask[node / bits] = 1UL << (node % bits);
+	/* maxnode counts one bit more than the mask holds (mbind(2)) */
+	ret = mbind(p, size, MPOL_BIND, mask, (node / bits + 1) * bits + 1, 0);
+	free(mask);
+	return ret ? -errno : 0;
+}
+
+void percpu_setup(struct topology *t)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+	int i, ret;
+
 	kscale_topology = t;
 	nr_node_ids = t->nr_node_ids;
+	for (i = 0; t->bind_memory && i < t->nr_nodes; i++) {
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ret = p == MAP_FAILED ? -errno : bind_to_node(p, page,
+							      t->nodes[i]);
+		if (p != MAP_FAILED)
+			munmap(p, page);
+		if (ret) {
+			snprintf(t->bind_why, sizeof(t->bind_why), "mbind to "
+				 "node %d: %s", t->nodes[i], strerror(-ret));
+			t->bind_memory = false;
+		}
+	}
 }
 
 void kscale_set_cpu(int cpu)
@@ -62,14 +99,20 @@ void *kzalloc_node(size_t size, int node)
 	struct node_block *b;
 
 	might_sleep();
-	if (numa)
-		b = numa_alloc_onnode(total, node);
-	else
+	if (numa) {
+		b = mmap(NULL, total, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
+			abort();
+		/* the nodes passed percpu_setup()'s probe: loud if one fails */
+		WARN_ON(bind_to_node(b, total, node));
+	} else {
 		b = aligned_alloc(SMP_CACHE_BYTES,
 				  (total + SMP_CACHE_BYTES - 1) &
 				  ~(size_t)(SMP_CACHE_BYTES - 1));
-	if (!b)
-		abort();
+		if (!b)
+			abort();
+	}
 	memset(b, 0, total);
 	b->size = total;
 	b->numa = numa;
@@ -83,33 +126,54 @@ void kfree_node(void *ptr)
 	if (!ptr)
 		return;
 	if (b->numa)
-		numa_free(b, b->size);
+		munmap(b, b->size);
 	else
 		free(b);
 }
 
-/* Each CPU's copy is its own cache-line-aligned block on the CPU's node. */
+#define PERCPU_SLOT_ALIGN	(2 * SMP_CACHE_BYTES)
+
+/* One block per node, its CPUs' slots in CPU order. */
 void *__alloc_percpu(size_t size)
 {
-	int n = kscale_topology->nr_cpu_ids, cpu;
-	struct percpu_area *a = calloc(1, sizeof(*a) + n * sizeof(void *));
+	const struct topology *t = kscale_topology;
+	size_t stride = (size + PERCPU_SLOT_ALIGN - 1) &
+			~(size_t)(PERCPU_SLOT_ALIGN - 1);
+	struct percpu_area *a = calloc(1, sizeof(*a) +
+				       t->nr_cpu_ids * sizeof(void *));
+	int i, node, cpu, n;
+	char *block;
 
 	if (!a)
 		abort();
-	a->size = size;
-	for_each_possible_cpu(cpu)
-		a->ptr[cpu] = kzalloc_node(size, cpu_to_node(cpu));
+	a->node_block = calloc(t->nr_node_ids, sizeof(void *));
+	if (!a->node_block)
+		abort();
+	for (i = 0; i < t->nr_nodes; i++) {
+		node = t->nodes[i];
+		/* the block's header line, then aligned slots */
+		block = kzalloc_node(topology_cpus_on_node(t, node) * stride +
+				     PERCPU_SLOT_ALIGN, node);
+		a->node_block[node] = block;
+		block = (char *)(((uintptr_t)block + PERCPU_SLOT_ALIGN - 1) &
+				 ~(uintptr_t)(PERCPU_SLOT_ALIGN - 1));
+		n = 0;
+		for_each_possible_cpu(cpu)
+			if (cpu_to_node(cpu) == node)
+				a->ptr[cpu] = block + n++ * stride;
+	}
 	return a;
 }
 
 void free_percpu(void __percpu *ptr)
 {
 	struct percpu_area *a = ptr;
-	int cpu;
+	int i;
 
 	if (!a)
 		return;
-	for_each_possible_cpu(cpu)
-		kfree_node(a->ptr[cpu]);
+	for (i = 0; i < kscale_topology->nr_node_ids; i++)
+		kfree_node(a->node_block[i]);
+	free(a->node_block);
 	free(a);
 }

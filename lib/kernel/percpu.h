@@ -7,8 +7,10 @@
  * variable set when the thread is placed (and again if the workload
  * migrates it).  get_cpu_var() disables preemption until put_cpu_var(),
  * as the kernel's does; the model scheduler (sched.h) keeps the task on
- * its CPU meanwhile.  Each CPU's slot sits on its own cache lines, allocated on that
- * CPU's node when nodes are real (not emulated).
+ * its CPU meanwhile.  Each CPU's slot sits on its own pair of cache lines
+ * (the adjacent-line prefetcher fetches pairs); the slots of one node's
+ * CPUs share one mapping on that node when nodes are real (not emulated):
+ * one mapping per slot would take 512 of max_map_count per object.
  *
  * this_cpu_add() is one non-locked x86 instruction, as the kernel's
  * %gs-relative op: atomic against preemption on its own CPU, not against
@@ -31,7 +33,8 @@ extern const struct topology *kscale_topology;
 #define smp_processor_id()	kscale_this_cpu
 #define numa_node_id()		kscale_this_node
 
-void percpu_setup(const struct topology *t);
+/* Probes each node's binding: a refusal unbinds memory, t says why. */
+void percpu_setup(struct topology *t);
 void kscale_set_cpu(int cpu);
 int cpu_to_node(int cpu);
 
@@ -39,7 +42,7 @@ void *kzalloc_node(size_t size, int node);
 void kfree_node(void *ptr);
 
 struct percpu_area {
-	size_t size;
+	void **node_block;	/* [nr_node_ids]: each node's CPUs' slots */
 	void *ptr[];		/* [nr_cpu_ids] */
 };
 

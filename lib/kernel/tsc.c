@@ -1,24 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "../harness/calibrate.h"
 #include "tsc.h"
+
+/*
+ * A sample: cycles over one sleep.  Six of them (the first untimed) take
+ * 60 ms of start-up; the clock reads around a sample are some 100 ns of
+ * its 10 ms, and the median drops a sample where the task was preempted
+ * between a clock read and the counter's.
+ */
+#define TSC_SAMPLE_NS	10000000
 
 double tsc_per_ns = 1.0;
 
-static double now_ns(void)
+static long tsc_round(struct kscale_round *r)
 {
-	struct timespec ts;
+	struct timespec pause = { 0, TSC_SAMPLE_NS };
+	uint64_t c0 = rdtsc_ordered();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	if (nanosleep(&pause, NULL))
+		return -1;
+	return (long)(rdtsc_ordered() - c0);
 }
 
-void tsc_calibrate(void)
+int tsc_calibrate(char *err, size_t len)
 {
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
-	double t0 = now_ns(), t1;
-	uint64_t c0 = rdtsc_ordered(), c1;
+	double ns_per_cycle;
 
-	nanosleep(&pause, NULL);
-	c1 = rdtsc_ordered();
-	t1 = now_ns();
-	tsc_per_ns = (double)(c1 - c0) / (t1 - t0);
+	if (kscale_calibrate_warmup(tsc_round, NULL, 0, &ns_per_cycle, err,
+				    len))
+		return -1;
+	tsc_per_ns = 1 / ns_per_cycle;
+	return 0;
 }

@@ -2,11 +2,13 @@
 /*
  * The cycle counter, for in-model accounting of where time goes (lock
  * waits, slow paths) where hardware counters are unavailable, as in most
- * VMs.  tsc_calibrate() measures its rate against CLOCK_MONOTONIC.
+ * VMs.  tsc_calibrate() measures its rate against CLOCK_MONOTONIC: the
+ * median of short sleeps on the calibration CPU (lib/harness/calibrate.h).
  */
 #ifndef KSCALE_KERNEL_TSC_H
 #define KSCALE_KERNEL_TSC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -14,7 +16,8 @@
 
 extern double tsc_per_ns;
 
-void tsc_calibrate(void);
+/* 0, or -1 with the reason in err. */
+int tsc_calibrate(char *err, size_t len);
 
 static inline uint64_t rdtsc_ordered(void)
 {

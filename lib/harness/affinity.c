@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <numa.h>
+#include <pthread.h>
+
+#include "affinity.h"
+
+int affinity_possible_cpus(void)
+{
+	return numa_num_possible_cpus();
+}
+
+int affinity_save(struct affinity *a)
+{
+	int nr = affinity_possible_cpus(), ret;
+
+	a->size = 0;
+	a->set = nr > 0 ? CPU_ALLOC(nr) : NULL;
+	if (!a->set)
+		return -ENOMEM;
+	a->size = CPU_ALLOC_SIZE(nr);
+	ret = pthread_getaffinity_np(pthread_self(), a->size, a->set);
+	if (ret) {
+		CPU_FREE(a->set);
+		a->set = NULL;
+		a->size = 0;
+	}
+	return -ret;
+}
+
+int affinity_restore(struct affinity *a)
+{
+	int ret;
+
+	if (!a->set)
+		return -EINVAL;
+	ret = pthread_setaffinity_np(pthread_self(), a->size, a->set);
+	CPU_FREE(a->set);
+	a->set = NULL;
+	a->size = 0;
+	return -ret;
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Not a model: a bench binary whose workloads check the harness itself
+ * (tests/test_harness.sh).  `rate` does a known amount of work per
+ * operation, so its rate is known, and checks where it runs; the others
+ * misbehave as a model might: a thread that hangs before or in the window,
+ * a set-up or teardown that fails without kscale_fail(), too many counters.
+ * Every workload runs on the host (`host`) and the model scheduler
+ * (`model`).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../lib/harness/affinity.h"
+#include "../lib/harness/kscale.h"
+#include "../lib/harness/options.h"
+#include "../lib/kernel/delay.h"
+
+struct rate_run {
+	int setup_cpu;
+	bool stop_aligned;
+	unsigned long wrong_cpu;	/* ops run off the thread's CPU */
+};
+
+static cpu_set_t *initial_mask;
+static size_t initial_size;
+
+static int rate_setup(struct kscale_run *run)
+{
+	struct rate_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return kscale_fail(run, "out of memory");
+	r->setup_cpu = sched_getcpu();
+	r->stop_aligned = !((uintptr_t)&run->stop % SMP_CACHE_BYTES);
+	run->priv = r;
+	return 0;
+}
+
+static void rate_loop(struct kscale_thread *t)
+{
+	struct rate_run *r = t->run->priv;
+	unsigned long delay = kscale_knob_long(t->run, "delay_ns");
+
+	while (kscale_running(t)) {
+		ndelay(delay);
+		if (sched_getcpu() != t->cpu)
+			__atomic_fetch_add(&r->wrong_cpu, 1, __ATOMIC_RELAXED);
+		kscale_count(t);
+	}
+}
+
+static int rate_teardown(struct kscale_run *run)
+{
+	struct rate_run *r = run->priv;
+
+	kscale_set_counter(run, "setup_on_thread0_cpu",
+			   r->setup_cpu == run->threads[0].cpu);
+	kscale_set_counter(run, "stop_cache_aligned", r->stop_aligned);
+	kscale_set_counter(run, "wrong_cpu_ops", r->wrong_cpu);
+	free(r);
+	return 0;
+}
+
+/* One thread sleeps for good: a lost wake-up. */
+static void hang(struct kscale_thread *t)
+{
+	if (t->run->bench && kscale_variant(t->run)[0] == 'm') {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule();
+	}
+	for (;;)
+		pause();
+}
+
+static int hang_init(struct kscale_thread *t)
+{
+	if (t->id == t->run->nr_threads - 1 &&
+	    !strcmp(kscale_knob(t->run, "hang"), "init"))
+		hang(t);
+	return 0;
+}
+
+static void hang_loop(struct kscale_thread *t)
+{
+	bool last = t->id == t->run->nr_threads - 1;
+
+	while (kscale_running(t)) {
+		if (last && !strcmp(kscale_knob(t->run, "hang"), "loop") &&
+		    t->ops > 1000)
+			hang(t);
+		ndelay(100);
+		kscale_count(t);
+	}
+}
+
+static int no_teardown(struct kscale_run *run)
+{
+	return 0;
+}
+
+static int silent_setup(struct kscale_run *run)
+{
+	return -1;
+}
+
+static int silent_teardown(struct kscale_run *run)
+{
+	return -1;
+}
+
+static void idle_loop(struct kscale_thread *t)
+{
+	while (kscale_running(t))
+		kscale_count(t);
+}
+
+static const char *const names[] = { "c00", "c01", "c02", "c03", "c04",
+	"c05", "c06", "c07", "c08", "c09", "c10", "c11", "c12", "c13", "c14",
+	"c15", "c16", "c17", "c18", "c19", "c20", "c21", "c22", "c23", "c24",
+	"c25", "c26", "c27", "c28", "c29", "c30", "c31", "c32", "c33", "c34",
+	"c35", "c36", "c37", "c38", "c39", "c40", "c41", "c42", "c43", "c44",
+	"c45", "c46", "c47", "c48" };
+
+_Static_assert(ARRAY_SIZE(names) > KSCALE_MAX_COUNTERS,
+	       "one counter more than a run holds");
+
+static int many_counters(struct kscale_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		kscale_set_counter(run, names[i], i);
+	return 0;
+}
+
+static const struct kscale_workload workloads[] = {
+	{ "rate", "ndelay(delay_ns) per op: a known rate; checks placement",
+	  rate_setup, NULL, rate_loop, rate_teardown },
+	{ "hang", "the last thread hangs (--hang=init|loop)", NULL, hang_init,
+	  hang_loop, no_teardown },
+	{ "silent_setup", "set-up returns -1 without kscale_fail()",
+	  silent_setup, NULL, idle_loop, no_teardown },
+	{ "silent_teardown", "teardown returns -1 without kscale_fail()", NULL,
+	  NULL, idle_loop, silent_teardown },
+	{ "counters", "sets one counter more than a run holds", NULL, NULL,
+	  idle_loop, many_counters },
+};
+
+static const struct kscale_variant variants[] = {
+	{ "host", "the host's scheduler", true },
+	{ "model", "the model scheduler", false },
+};
+
+static int check_hang(const char *value, char *err, size_t len)
+{
+	if (!strcmp(value, "init") || !strcmp(value, "loop") ||
+	    !strcmp(value, "none"))
+		return 0;
+	snprintf(err, len, "expected init, loop or none");
+	return -1;
+}
+
+static const struct kscale_knob knobs[] = {
+	{ "delay_ns", "1000", "ns of ndelay() per operation",
+	  kscale_check_ns_or_auto },
+	{ "hang", "none", "where the `hang` workload's last thread hangs",
+	  check_hang },
+};
+
+/* The main thread's mask when the runs are over, against the one before. */
+static void check_mask_restored(void)
+{
+	struct affinity now;
+
+	if (affinity_save(&now) || now.size != initial_size ||
+	    !CPU_EQUAL_S(now.size, now.set, initial_mask)) {
+		fprintf(stderr, "harness_check: the main thread's CPU affinity "
+			"was not restored\n");
+		_exit(3);
+	}
+	CPU_FREE(now.set);
+}
+
+/*
+ * The main thread starts the runs on the last allowed CPU (its mask left
+ * whole), away from thread 0's under compact placement: a set-up the
+ * harness did not pin shows in setup_on_thread0_cpu.
+ */
+static int harness_check_init(const struct kscale_options *o, char *err,
+			      size_t len)
+{
+	struct affinity a;
+	cpu_set_t *last;
+	int cpu;
+
+	if (affinity_save(&a)) {
+		snprintf(err, len, "cannot read the main thread's affinity");
+		return -1;
+	}
+	initial_mask = a.set;
+	initial_size = a.size;
+	atexit(check_mask_restored);
+	last = CPU_ALLOC(a.size * 8);
+	for (cpu = a.size * 8 - 1; cpu >= 0 && !CPU_ISSET_S(cpu, a.size, a.set);)
+		cpu--;
+	CPU_ZERO_S(a.size, last);
+	CPU_SET_S(cpu, a.size, last);
+	if (pthread_setaffinity_np(pthread_self(), a.size, last) ||
+	    pthread_setaffinity_np(pthread_self(), a.size, a.set)) {
+		snprintf(err, len, "cannot move the main thread");
+		return -1;
+	}
+	CPU_FREE(last);
+	return 0;
+}
+
+KSCALE_MODEL("harness_check", "checks of the harness itself (not a model)",
+	     harness_check_init);

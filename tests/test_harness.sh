@@ -1,0 +1,141 @@
+#!/bin/bash
+# The harness itself, through tests/harness_check.c: a known rate is
+# measured as such, threads and set-up run where the plan says, the main
+# thread's mask comes back, and every way a run can go wrong fails it
+# loudly (exit 1, a line naming the cause, no results file).
+# Usage: test_harness.sh BUILD_DIR
+set -uo pipefail
+
+build=${1:-build}
+bin=$build/tests/harness_check
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+nr_cpus=$(nproc)
+
+check() {
+	local what=$1
+
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "ok: $what"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $what"
+		sed 's/^/  /' "$tmp/err"
+	fi
+}
+
+# run ARGS...: harness_check ARGS... into $tmp/out.json, status in $status.
+run() {
+	rm -f "$tmp/out.json"
+	status=0
+	"$@" "--benchmark_out=$tmp/out.json" --benchmark_out_format=json \
+		>/dev/null 2>"$tmp/err" || status=$?
+}
+
+# DELAY_NS TOLERANCE_PCT CPUS: every point's best rate within TOLERANCE of
+# threads x 1e9 / DELAY_NS (the best: another process on the machine can
+# only slow a repetition down); real_time x threads is the window; set-up on
+# thread 0's CPU, every op on its thread's CPU, run.stop cache-aligned,
+# the controller on a CPU of its own when one is free.
+rate_ok() {
+	/usr/bin/python3 - "$tmp/out.json" "$1" "$2" "$3" <<'PY'
+import json, sys
+from collections import defaultdict
+
+doc = json.load(open(sys.argv[1]))
+delay, tol, nr_cpus = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+window = 0.3
+points = defaultdict(list)
+for b in doc["benchmarks"]:
+    if b["run_type"] != "iteration":
+        continue
+    t = b["threads"]
+    points[(b["name"].split("/")[2], t)].append(b)
+    assert b["time_unit"] == "ns", b["time_unit"]
+    # a late wake-up of a controller sharing a CPU stretches it a little
+    assert abs(b["real_time"] * 1e-9 * t - window) < 0.05 * window, b["real_time"]
+    assert b["setup_on_thread0_cpu"] == 1, b["name"]
+    assert b["stop_cache_aligned"] == 1, b["name"]
+    assert b["wrong_cpu_ops"] == 0, b["name"]
+    assert b["controller_shares_cpu"] == (t >= nr_cpus), b["name"]
+assert points, "no runs"
+for (variant, t), runs in sorted(points.items()):
+    rate = max(b["ops_per_sec"] for b in runs)
+    want = t * 1e9 / delay
+    err = 100 * (rate - want) / want
+    print(f"  {variant} threads {t}: {rate:.0f} ops/s, want {want:.0f}: "
+          f"{err:+.2f}%")
+    assert abs(err) <= tol, (variant, t, err)
+PY
+}
+
+test_known_rate() {
+	run "$bin" --workloads=rate --cpus=1-"$nr_cpus" --delay-ns=20000 \
+		--duration=0.3 --warmup=0.05 --benchmark_repetitions=5 \
+		--benchmark_enable_random_interleaving=true
+	check "known rate: exits 0 (the main thread's mask restored)" \
+		test "$status" -eq 0
+	check "known rate: ops/s within 5% of threads/delay, placement" \
+		rate_ok 20000 5 "$nr_cpus"
+}
+
+# Fewer CPUs allowed than possible: the mask is saved whole and restored.
+test_fewer_allowed_than_possible() {
+	run taskset -c 0 "$bin" --workloads=rate --cpus=1 --delay-ns=20000 \
+		--duration=0.3 --warmup=0.05
+	check "taskset -c 0: exits 0, mask restored" test "$status" -eq 0
+	check "taskset -c 0: rate and placement" rate_ok 20000 5 1
+}
+
+# fails_with PATTERN: exit 1, PATTERN on stderr, no results file.
+fails_with() {
+	((status == 1)) && grep -q -- "$1" "$tmp/err" &&
+		[[ ! -e $tmp/out.json ]] && [[ -z $(ls "$tmp" | grep tmp) ]]
+}
+
+test_watchdog() {
+	local variant
+
+	for variant in host model; do
+		run timeout 20 "$bin" --workloads=hang --variants="$variant" \
+			--hang=init --cpus="$nr_cpus" --duration=0.1 \
+			--warmup=0 --watchdog=1
+		check "watchdog $variant: a thread stuck in its set-up" \
+			fails_with "thread $((nr_cpus - 1)) (CPU [0-9]*, tid [0-9]*) never reached the window"
+		run timeout 20 "$bin" --workloads=hang --variants="$variant" \
+			--hang=loop --cpus="$nr_cpus" --duration=0.1 \
+			--warmup=0.05 --watchdog=1
+		check "watchdog $variant: a thread that never leaves its loop" \
+			fails_with "thread $((nr_cpus - 1)) .* is still in its loop, 0 ops in the window: no progress"
+	done
+}
+
+test_silent_failures() {
+	local variant
+
+	for variant in host model; do
+		run "$bin" --workloads=silent_setup --variants="$variant" \
+			--cpus=1 --duration=0.05 --warmup=0
+		check "$variant: a set-up returning -1 alone fails the run" \
+			fails_with "silent_setup: set-up failed without saying why"
+		run "$bin" --workloads=silent_teardown --variants="$variant" \
+			--cpus=1 --duration=0.05 --warmup=0
+		check "$variant: a teardown returning -1 alone fails the run" \
+			fails_with "silent_teardown: teardown failed without saying why"
+		run "$bin" --workloads=counters --variants="$variant" \
+			--cpus=1 --duration=0.05 --warmup=0
+		check "$variant: one counter too many fails the run" \
+			fails_with "more than 48 counters"
+	done
+}
+
+test_known_rate
+test_fewer_allowed_than_possible
+test_watchdog
+test_silent_failures
+echo "$passed passed, $failed failed"
+((failed == 0))
