@@ -40,6 +40,19 @@ def temp_path(final_path):
     return path
 
 
+def write_atomic(path, text):
+    """Write text to path through a temp file renamed onto it: a reader
+    sees the old file or the whole new one, never a part."""
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        os.unlink(tmp)
+        raise
+
+
 def run(prog, func, argv):
     """Call func(argv); print KscaleError as 'prog: message' and return its status."""
     try:

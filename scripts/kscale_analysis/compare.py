@@ -100,6 +100,12 @@ def thread_count(text, cpus):
                           "(all needs kscale_allowed_cpus in the context)") from None
 
 
+def allowed_cpus(results):
+    """The CPUs the run could use (context kscale_allowed_cpus), or None."""
+    cpus = results.context.get("kscale_allowed_cpus")
+    return int(cpus) if str(cpus).isdigit() else None
+
+
 def selected(run, selector, free, cpus=None):
     """The point of `run` with the selector's knobs left out, if it matches.
 
@@ -129,8 +135,7 @@ def variant_tables(results, before, after):
             raise KscaleError(f"{results.label}: no variant {variant!r} "
                               f"(variants: {', '.join(results.variants())})")
     free = set(sides[0][1]) | set(sides[1][1])
-    cpus = results.context.get("kscale_allowed_cpus")
-    cpus = int(cpus) if str(cpus).isdigit() else None
+    cpus = allowed_cpus(results)
     points = [{}, {}]
     for run in results.runs.values():
         for side, selector in enumerate(sides):
@@ -218,31 +223,44 @@ def table_cells(sections, metric, min_effect):
     return body
 
 
+def column_widths(rows):
+    """The width of each column of rows of cells."""
+    return [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+
+def aligned(cells, widths, left=1):
+    """A text table line: the first `left` columns left-aligned, the rest
+    right-aligned, two blanks apart."""
+    cols = [c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))]
+    return "  ".join(cols).rstrip()
+
+
+def rule(widths):
+    """The dashes under a text table's header."""
+    return "  ".join("-" * w for w in widths)
+
+
+def markdown_row(cells):
+    return "| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |"
+
+
 def render_text(title, body, metric):
     header_row = header(metric)
     for section in body:
         for line in section:  # keep the digits of marked/unmarked changes aligned
             line[3] = line[3] if line[3].endswith(("~", "?")) else line[3] + "  "
-    ncols = len(header_row)
-    widths = [max(len(c[i]) for c in [header_row] + sum(body, [])) for i in range(ncols)]
-
-    def fmt(c):
-        cols = [c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, ncols)]
-        return "  ".join(cols).rstrip()
-
-    lines = [title, "", fmt(header_row), "  ".join("-" * w for w in widths)]
+    widths = column_widths([header_row] + sum(body, []))
+    lines = [title, "", aligned(header_row, widths), rule(widths)]
     for i, section in enumerate(body):
-        lines += [""] * (i > 0) + [fmt(c) for c in section]
+        lines += [""] * (i > 0) + [aligned(c, widths) for c in section]
     return lines
 
 
 def render_markdown(title, body, metric):
-    def fmt(c):
-        return "| " + " | ".join(x.replace("|", "\\|") for x in c) + " |"
-
-    lines = [f"**{title}**", "", fmt(header(metric)),
+    lines = [f"**{title}**", "", markdown_row(header(metric)),
              "|:-----|-------:|------:|---------:|-------:|"]
-    lines += [fmt(line) for section in body for line in section]
+    lines += [markdown_row(line) for section in body for line in section]
     return lines
 
 
@@ -268,8 +286,12 @@ def rep_counts(tables, metrics):
 def footnotes(tables, metrics, notes, min_effect):
     n = stats.span(rep_counts(tables, metrics))
     return [f"n = {n} repetitions per side; values are medians, ± is the median "
-            "absolute deviation x 1.4826 as % of the median",
-            f"95% CI: the change of the medians over {stats.BOOTSTRAP_RESAMPLES} "
+            "absolute deviation x 1.4826 as % of the median"] + legend(min_effect) + notes
+
+
+def legend(min_effect):
+    """What a row's 95% CI, its marks and [disturbed k/n] mean."""
+    return [f"95% CI: the change of the medians over {stats.BOOTSTRAP_RESAMPLES} "
             "bootstrap resamples of each side's repetitions (percentile, seed "
             f"{stats.BOOTSTRAP_SEED}); n/a below {stats.MIN_REPS_FOR_TEST} repetitions",
             "~ = not significant: two-sided Mann-Whitney U p adjusted across each "
@@ -279,7 +301,7 @@ def footnotes(tables, metrics, notes, min_effect):
             f"{stats.MIN_REPS_FOR_TEST} repetitions on a side",
             f"[disturbed k/n]: k of the row's n repetitions (both sides) had "
             f"steal_pct >= {STEAL_PCT_MAX:g}% or the window closed "
-            f">= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"] + notes
+            f">= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"]
 
 
 def block(lines, markdown):

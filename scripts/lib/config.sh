@@ -12,6 +12,11 @@ step_config=()			# per step: name of the config holding it
 step_words=()			# per step: "DIRECTIVE ARGS..." (words have no blanks)
 nr_runs=0			# run steps, for the progress lines
 written=()			# files written, for the summary
+committing=()			# commit_run: results temp, dest, log temp, dest
+declare -A cfg_headlines=()	# config name -> its headline lines, one a line
+summary_configs=()		# the configs with headline lines, in order
+summaries=()			# their summary tables (.txt), printed last
+seed_claims=$root/configs/seed-claims.tsv	# what each seed reported
 
 # The config file named by SPEC: a NAME is configs/NAME.conf, anything with
 # a '/' or ending in .conf is a path, relative to the directory DIR.
@@ -57,6 +62,24 @@ selector_file_name() {
 	printf '%s\n' "${value//:/-}"
 }
 
+# headline ... --seed=SEED [--metric=NAME]: SEED has a line in $seed_claims.
+check_headline_options() {
+	local where=$1 arg seed=''
+
+	shift
+	for arg; do
+		case $arg in
+		--seed=?*) seed=${arg#--seed=} ;;
+		--metric=?*) check_name "$where" metric "${arg#--metric=}" ;;
+		*) die "$where: headline: unexpected '$arg' (expected --seed=SEED [--metric=NAME])" ;;
+		esac
+	done
+	[[ -n $seed ]] || die "$where: headline needs --seed=SEED (a seed of $(rel "$seed_claims"))"
+	awk -F '\t' -v seed="$seed" 'NR > 1 && $1 == seed { found = 1 }
+		END { exit !found }' "$seed_claims" ||
+		die "$where: headline: no seed '$seed' in $(rel "$seed_claims")"
+}
+
 # compare and plot use the results of an earlier run line of the same config.
 check_label_run() {
 	local where=$1 name=$2 label=$3
@@ -97,8 +120,19 @@ config_line() {
 		(($# >= 1)) || die "$where: expected: plot LABEL [PLOT ARGS...]"
 		check_label_run "$where" "$name" "$1"
 		;;
+	headline)
+		(($# >= 3)) ||
+			die "$where: expected: headline LABEL BEFORE AFTER --seed=SEED [--metric=NAME]"
+		check_label_run "$where" "$name" "$1"
+		check_selector "$where" "$2"
+		check_selector "$where" "$3"
+		check_headline_options "$where" "${@:4}"
+		[[ -n ${cfg_headlines[$name]:-} ]] || summary_configs+=("$name")
+		cfg_headlines[$name]+="$*"$'\n'
+		return
+		;;
 	*)
-		die "$where: unknown directive '$directive' (expected include, run, compare or plot)"
+		die "$where: unknown directive '$directive' (expected include, run, compare, plot or headline)"
 		;;
 	esac
 	step_where+=("$where")
@@ -184,6 +218,19 @@ write_atomic() {
 	written+=("$dest")
 }
 
+# A bench's stderr on the console: its progress lines ("kscale: [k/N] ...")
+# overwrite each other on a terminal and are left out elsewhere (the log
+# has them); every other line as it comes.
+console() {
+	if [[ -t 2 ]]; then
+		awk '/^kscale: \[[0-9]+\/[0-9]+\] / { printf "\r\033[K%s", $0; fflush(); p = 1; next }
+		     { if (p) printf "\r\033[K"; p = 0; print; fflush() }
+		     END { if (p) printf "\r\033[K" }'
+	else
+		grep --line-buffered -v '^kscale: \[[0-9]*/[0-9]*\] ' || true
+	fi
+}
+
 # run LABEL BINARY ARGS...: Google Benchmark's table and the stderr lines
 # (shown as they come) go to LABEL.log, the results to LABEL.json.  With
 # --target-ci=PCT [--max-repetitions=N] among ARGS (the runner's, not the
@@ -194,7 +241,10 @@ write_atomic() {
 step_run() {
 	local name=$1 progress=$2 label=$3 bin=$build/bench/$4 status=0
 	local dir=$results_dir/$name
-	local json=$dir/$label.json log=$dir/$label.log
+	# results and log are temp files until the line ends (commit_run; a
+	# failed line: its log): an interrupted line leaves the earlier pair
+	local json=$dir/$label.json json_tmp=$dir/.$label.json.$$.tmp
+	local log=$dir/.$label.log.$$.tmp log_dest=$dir/$label.log
 	local arg target='' max='' args=() batches=() batch reps=1 done_reps=0
 
 	shift 4
@@ -212,9 +262,10 @@ step_run() {
 		die "[$name] run $label: --max-repetitions needs --target-ci"
 	max=${max:-$((3 * reps))}
 	mkdir -p -- "$dir"
+	tmp_files+=("$log" "$json_tmp")
 	: >"$log"
 	for ((batch = 1; ; batch++)); do
-		local out=$json
+		local out=$json_tmp
 		if [[ -n $target ]]; then
 			out=$dir/.$label.batch$batch.$$.json
 			tmp_files+=("$out")
@@ -222,10 +273,20 @@ step_run() {
 		fi
 		local cmd=("$bin" "${args[@]}" "${extra_args[@]}" "--benchmark_out=$out"
 			   --benchmark_out_format=json)
-		printf '[%s] run %s: %s: %s\n' "$name" "$progress" "$label" "$(show_cmd "${cmd[@]}")" >&2
-		{ "${cmd[@]}" 2>&1 >&3 3>&- | tee -a -- "$log" >&2; } 3>>"$log" || status=$?
+		printf '$ %s\n' "$(show_cmd "${cmd[@]}")" >>"$log"
+		# in the background, a job: a signal's trap (scripts/kscale) runs
+		# at once and stops it; tee ignores ^C and shows the bench's end
+		exec 3>>"$log" 4> >(trap '' INT; tee -a -- "$log" | console >&2)
+		local tee_pid=$! pid
+		"${cmd[@]}" 2>&4 >&3 3>&- 4>&- &
+		pid=$!
+		exec 3>&- 4>&-
+		tmp_files+=("$out.tmp.$pid")	# the bench's own, were it killed
+		wait "$pid" || status=$?
+		wait "$tee_pid" || status=$((status ? status : $?))
 		if ((status)); then
-			die "[$name] run $label failed with exit status $status; see $(rel "$log")" "$status"
+			mv -f -- "$log" "$log_dest"
+			die "[$name] run $label failed with exit status $status; see $(rel "$log_dest")" "$status"
 		fi
 		[[ -n $target ]] || break
 		done_reps=$((done_reps + reps))
@@ -233,18 +294,32 @@ step_run() {
 		verdict=$("$root/scripts/kscale-adaptive" check "--target-ci=$target" \
 			  "${batches[@]}" 2>&1) || status=$?
 		printf '%s\n' "$verdict" | tee -a -- "$log" >&2
-		((status <= 1)) || die "[$name] run $label: kscale adaptive failed" "$status"
+		((status <= 1)) || { mv -f -- "$log" "$log_dest"
+			die "[$name] run $label: kscale adaptive failed" "$status"; }
 		((status == 1 && done_reps + reps <= max)) || break
 		printf '[%s] run %s: %s: %d repetitions, %d more\n' "$name" "$progress" \
 			"$label" "$done_reps" "$reps" >&2
 		status=0
 	done
 	if [[ -n $target ]]; then
-		"$root/scripts/kscale-adaptive" merge "$json" "${batches[@]}" ||
-			die "[$name] run $label: cannot merge its batches"
+		"$root/scripts/kscale-adaptive" merge "$json_tmp" "${batches[@]}" ||
+			{ mv -f -- "$log" "$log_dest"
+			  die "[$name] run $label: cannot merge its batches"; }
 		rm -f -- "${batches[@]}"
 	fi
-	written+=("$json" "$log")
+	committing=("$json_tmp" "$json" "$log" "$log_dest")
+	commit_run
+	written+=("$json" "$log_dest")
+}
+
+# A run line's results and log into place, both: the signal trap
+# (scripts/kscale) finishes what it interrupts.
+commit_run() {
+	if ((${#committing[@]})); then
+		[[ ! -e ${committing[0]} ]] || mv -f -- "${committing[@]:0:2}"
+		[[ ! -e ${committing[2]} ]] || mv -f -- "${committing[@]:2:2}"
+		committing=()
+	fi
 }
 
 # compare LABEL BEFORE AFTER ARGS...: the text table to stdout and .txt,
@@ -296,14 +371,45 @@ step_plot() {
 	fi
 }
 
+# SECONDS as "1m10s", "0m45s", as the bench binaries' progress lines.
+fmt_seconds() {
+	printf '%dm%02ds\n' $(($1 / 60)) $(($1 % 60))
+}
+
+# The summary table of each config with headline lines (kscale summary):
+# results/NAME/summary.txt, printed after the list of files, and .md.
+step_summaries() {
+	local name specs out files status=0
+
+	for name in "${summary_configs[@]}"; do
+		mapfile -t specs <<<"${cfg_headlines[$name]%$'\n'}"
+		out=$results_dir/$name/summary
+		printf '[%s] summary -> %s.txt, .md\n' "$name" "$(rel "$out")" >&2
+		files=$("$root/scripts/kscale-summary" "--claims=$seed_claims" \
+			"--out=$out" "$results_dir/$name" "${specs[@]}") || status=$?
+		if ((status)); then
+			die "[$name] summary failed with exit status $status" "$status"
+		fi
+		mapfile -t -O "${#written[@]}" written <<<"$files"
+		summaries+=("$out.txt")
+	done
+}
+
+# Each run's progress line estimates the time left from the time so far.
 run_steps() {
-	local i words runs=0
+	local i words runs=0 start=$SECONDS eta
 
 	for i in "${!step_words[@]}"; do
 		read -ra words <<<"${step_words[i]}"
 		case ${words[0]} in
 		run)
+			eta=''
+			if ((runs)); then
+				eta=" (ETA $(fmt_seconds $(((SECONDS - start) * (nr_runs - runs) / runs))))"
+			fi
 			runs=$((runs + 1))
+			printf '[%s] run %d/%d: %s%s\n' "${step_config[i]}" "$runs" "$nr_runs" \
+				"${words[1]}" "$eta" >&2
 			step_run "${step_config[i]}" "$runs/$nr_runs" "${words[@]:1}"
 			;;
 		compare)
@@ -314,6 +420,7 @@ run_steps() {
 			;;
 		esac
 	done
+	step_summaries
 }
 
 summarize_written() {
@@ -322,5 +429,9 @@ summarize_written() {
 	printf '\nkscale: %d files written:\n' "${#written[@]}"
 	for f in "${written[@]}"; do
 		printf '  %s\n' "$(rel "$f")"
+	done
+	for f in "${summaries[@]}"; do
+		printf '\n'
+		cat -- "$f"
 	done
 }

@@ -136,7 +136,11 @@ test_bench_bad_input() {
 		   --duration=-1 --duration=5x --warmup=-1 --numa-emulate=0 \
 		   --numa-emulate=99 --variants=nope --workloads=nope \
 		   --mounts=3 --mounts= --path-work-ns=fast --migrate=2 \
-		   --perf=maybe --perf= --bogus; do
+		   --perf=maybe --perf= --bogus --mounts=1,,2 --mounts=,1 \
+		   --mounts=1, --workloads=openbench, --variants=,atomic \
+		   --variants=atomic,,percpu --placement=list:0,0 \
+		   --placement=list:0,,1 --cpus=all*2 --cpus=sweep*2 \
+		   --cpus=sweep, --cpus=1,,sweep --cpus=sweep-2; do
 		check "mnt_writers $arg" bench_rejects "$arg"
 	done
 }
@@ -269,6 +273,22 @@ perf_killed_leaves_nothing() {
 	! compgen -G "$tmp/kscale-perf.*" >/dev/null
 }
 
+# SIGKILL undoes nothing: the next bench removes the dead one's directories.
+killed_dirs_reaped() {
+	local pid
+
+	"$bench" --variants=real --cpus=1 --duration=5 --warmup=0 \
+		--perf=false >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -KILL "$pid"
+	wait "$pid"
+	compgen -G "/dev/shm/kscale.$pid.*" >/dev/null || return 1
+	"$bench" --variants=real --cpus=1 --duration=0.02 --warmup=0 \
+		--perf=false >/dev/null 2>&1 &&
+		! compgen -G "/dev/shm/kscale.$pid.*" >/dev/null
+}
+
 test_bench_killed() {
 	check "mnt_writers killed by SIGTERM leaves no file" killed_leaves_nothing
 	check "real_lookup's FUSE run killed by SIGTERM leaves no mount" \
@@ -281,6 +301,10 @@ test_bench_killed() {
 		perf_killed_leaves_nothing TERM
 	check "a profiled run killed by SIGKILL leaves no perf running" \
 		perf_killed_leaves_nothing KILL
+	if [[ -w /dev/shm ]]; then
+		check "a SIGKILLed bench's directories go with the next bench" \
+			killed_dirs_reaped
+	fi
 }
 
 # The number of repetitions of every point in a results file.
@@ -314,6 +338,288 @@ test_run_adaptive() {
 		grep -q 'needs --target-ci' "$tmp/err"
 }
 
+# --dry-run's thread counts are WANT (a comma list) with ARGS....
+counts_are() {
+	local want=$1
+
+	shift
+	run "$bench" --dry-run "$@"
+	((status == 0)) && grep -q "^thread counts (.*): $want\$" "$tmp/out"
+}
+
+# all is N alone, sweep the default; what they are on this machine.
+test_bench_cpu_counts() {
+	local n sweep="" i
+
+	n=$(nproc)
+	# one node: the powers of two below N, and N
+	for ((i = 1; i < n; i *= 2)); do
+		sweep+=$i,
+	done
+	sweep+=$n
+	check "--cpus=all is $n alone" counts_are "$n" --cpus=all
+	check "--cpus=all*2 is $((2 * n))" counts_are "$((2 * n))" \
+		--cpus=all*2 --oversubscribe
+	check "--cpus=1-all is every count" counts_are "$(seq -s, 1 "$n")" \
+		--cpus=1-all
+	if [[ $(echo /sys/devices/system/node/node[0-9]*) != *' '* ]]; then
+		check "--cpus=sweep is $sweep" counts_are "$sweep" --cpus=sweep
+		check "the default is sweep" counts_are "$sweep"
+		check "1,sweep is sweep" counts_are "$sweep" --cpus=1,sweep
+		check "sweep,all*2 adds $((2 * n))" counts_are \
+			"$sweep,$((2 * n))" --cpus=sweep,all*2 --oversubscribe
+	fi
+	check "list:0,0 with --oversubscribe: all is 2" counts_are 2 \
+		--placement=list:0,0 --oversubscribe --cpus=all
+	check "list:0,0 with --oversubscribe puts both threads on CPU 0" \
+		grep -q "thread 1 -> cpu 0 " "$tmp/out"
+}
+
+# The two runs' contexts: the first measured path_work_ns, the second
+# reused it from FILE, which holds that value.
+calibration_reused() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+first, second, path = sys.argv[1:]
+c1, c2 = (json.load(open(f))["context"] for f in (first, second))
+saved = dict(line.split() for line in open(path) if not line.startswith("#"))
+assert c1["kscale_calibration"] == path + ": 0 values reused, 1 measured", c1
+assert c2["kscale_calibration"] == path + ": 1 values reused, 0 measured", c2
+assert c1["kscale_path_work_ns_auto"] == c2["kscale_path_work_ns_auto"] == \
+	saved["mnt_writers.path_work_ns"], (c1, c2, saved)
+PY
+}
+
+# --calibration=FILE: written by the first run, reused by the second; a
+# malformed FILE is one line, exit 2, no results and FILE untouched.
+test_bench_calibration() {
+	local dir=$tmp/calibration
+	local said="mnt_writers: calibration: $dir/cal:"
+	local args=(--path-work-ns=auto --duration=0.02 --warmup=0 --cpus=1
+		    --variants=atomic)
+
+	rm -rf -- "$dir"
+	mkdir -p -- "$dir/out"
+	run "$bench" "${args[@]}" "--calibration=$dir/cal" \
+		"--benchmark_out=$dir/first.json"
+	check "--calibration: a first run exits 0" test "$status" -eq 0
+	check "--calibration: a first run writes FILE" \
+		grep -qx 'mnt_writers.path_work_ns [0-9]*' "$dir/cal"
+	check "--calibration: a first run says it measured" \
+		grep -qx "$said 0 values reused, 1 measured" "$tmp/err"
+	run "$bench" "${args[@]}" "--calibration=$dir/cal" \
+		"--benchmark_out=$dir/second.json"
+	check "--calibration: a second run exits 0" test "$status" -eq 0
+	check "--calibration: a second run says it reused" \
+		grep -qx "$said 1 values reused, 0 measured" "$tmp/err"
+	check "--calibration: the same value, and the context says reused" \
+		calibration_reused "$dir/"{first,second}.json "$dir/cal"
+	printf 'mnt_writers.path_work_ns 900\nmnt_writers.x fast\n' >"$dir/bad"
+	cp -- "$dir/bad" "$dir/bad.orig"
+	run "$bench" "${args[@]}" "--calibration=$dir/bad" \
+		"--benchmark_out=$dir/out/bad.json"
+	check "--calibration: a malformed FILE is exit 2, one line" \
+		expect_error 2
+	check "--calibration: the line names FILE and the line" \
+		grep -q "^mnt_writers: --calibration=$dir/bad: line 2: " \
+		"$tmp/err"
+	check "--calibration: a malformed FILE leaves no output" \
+		test -z "$(ls -A -- "$dir/out")"
+	check "--calibration: a malformed FILE is left as it was" \
+		cmp -s -- "$dir/bad" "$dir/bad.orig"
+}
+
+# The summary table of a config's headline lines is printed last and
+# written; a bad headline line is refused at load time, in one line.
+summary_printed_last() {
+	awk '/^kscale: [0-9]+ files written:$/ { files = NR }
+	     /^kscale summary: / { title = NR }
+	     /^000 .* atomic -> percpu .* at 2 (CPUs|tasks) .*(significant|no verdict)$/ { line = NR }
+	     END { exit !(files && title > files && line > title) }' "$tmp/out"
+}
+
+test_run_headline() {
+	local results=$KSCALE_RESULTS/headline
+	local line='run smoke mnt_writers --variants=atomic,percpu --cpus=2 --oversubscribe'
+
+	line+=' --duration=0.05 --warmup=0.01 --benchmark_repetitions=4'
+	printf '%s\nheadline smoke atomic percpu --seed=000\n' "$line" >"$tmp/headline.conf"
+	run "$kscale" run "$tmp/headline.conf"
+	check "run with a headline exits 0" test "$status" -eq 0
+	check "the summary table is printed last" summary_printed_last
+	check "summary.txt written" \
+		grep -q '^000 .* atomic -> percpu ' "$results/summary.txt"
+	check "summary.md written" \
+		grep -q '^| 000 | .* | atomic -> percpu | ' "$results/summary.md"
+	printf '%s\nheadline nope atomic percpu --seed=000\n' "$line" >"$tmp/headline-nolabel.conf"
+	run "$kscale" run "$tmp/headline-nolabel.conf"
+	check "a headline of a label not run: exit 2, one line" expect_error 2
+	check "... which names the label" grep -q "no earlier 'run nope'" "$tmp/err"
+	printf '%s\nheadline smoke atomic percpu\n' "$line" >"$tmp/headline-noseed.conf"
+	run "$kscale" run "$tmp/headline-noseed.conf"
+	check "a headline without --seed: exit 2, one line" expect_error 2
+	check "... which asks for --seed" grep -q 'headline needs --seed=SEED' "$tmp/err"
+	check "no bad headline ran anything" test ! -e "$KSCALE_RESULTS/headline-nolabel" -a \
+		! -e "$KSCALE_RESULTS/headline-noseed"
+}
+
+# What an interrupted `kscale run` may leave, listed: mount points, loop
+# devices, /dev/shm entries; in DIR/before or DIR/after (WHEN).
+host_snapshot() {
+	local out=$1/$2
+
+	mkdir -p -- "$out"
+	awk '{ print $5 }' /proc/self/mountinfo | sort >"$out/mounts"
+	losetup -a 2>/dev/null | sort >"$out/loops"
+	find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$out/shm"
+}
+
+# Nothing in the sorted list AFTER that is not in BEFORE, but what a live
+# process has mounted (a bench running beside the tests): a new entry
+# whose first word is WORD is in use when some mountinfo shows
+# PREFIX<WORD without a trailing ':'>SUFFIX.
+nothing_new() {
+	local before=$1 after=$2 prefix=${3:-} suffix=${4:-} entry new=0
+
+	while read -r entry _; do
+		if [[ -n $prefix ]] && grep -qsF -- "$prefix${entry%:}$suffix" 			/proc/[0-9]*/mountinfo; then
+			continue
+		fi
+		printf '  new: %s\n' "$entry"
+		new=1
+	done < <(comm -13 -- "$before" "$after")
+	((new == 0))
+}
+
+# DIR holds exactly the files NAME....
+only_files() {
+	local dir=$1
+
+	shift
+	[[ $(ls -A -- "$dir") == "$(printf '%s\n' "$@" | sort)" ]]
+}
+
+# `kscale run` of a two-line config gets SIG during its second (long) run
+# line: sent to its process group (HOW=group, ^C in a terminal) or to the
+# runner alone (HOW=pid, kill(1)).  Everything under DIR: the runner's
+# TMPDIR (tmp), results (results/interrupted), the copies of what the first
+# line wrote (first.*), host snapshots (before, after).  $status: the
+# runner's exit status, $waited the tenths of a second it took to exit
+# (50: it did not), $tmp/err its stderr.
+interrupt_run() {
+	local sig=$1 how=$2 dir=$3 results=$3/results/interrupted long pid i
+
+	rm -rf -- "$dir"
+	mkdir -p -- "$dir/tmp" "$results"
+	if ((EUID == 0)) && grep -qw xfs /proc/filesystems &&
+	   command -v mkfs.xfs >/dev/null && command -v fio >/dev/null; then
+		long="rwsem --variants=fio_xfs --io-path-ns=0 --map-ns=0"
+	else
+		long="mnt_writers --variants=real"
+	fi
+	printf '%s\n' "run first mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false" \
+		"run second $long --cpus=1 --duration=10 --warmup=0 --perf=false" \
+		>"$dir/interrupted.conf"
+	# an earlier invocation's results of the second line
+	printf '{"earlier": true}\n' >"$results/second.json"
+	printf 'earlier log\n' >"$results/second.log"
+	cp -- "$results/second.json" "$results/second.log" "$dir/"
+	host_snapshot "$dir" before
+	# a session of its own, SIGINT not ignored: as a terminal starts it
+	TMPDIR=$dir/tmp KSCALE_RESULTS=$dir/results /usr/bin/python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' "$kscale" run "$dir/interrupted.conf" \
+		>"$tmp/out" 2>"$tmp/err" </dev/null &
+	pid=$!
+	# the second line's bench has started
+	for ((i = 0; i < 150; i++)); do
+		pgrep -f -- "--duration=10 .*$dir/" >/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cp -- "$results/first.json" "$results/first.log" "$dir/" 2>/dev/null
+	sleep 1
+	if [[ $how == group ]]; then
+		kill -"$sig" -- -"$pid"
+	else
+		kill -"$sig" "$pid"
+	fi
+	# it stops the bench, which takes its XFS down: a second or two
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	waited=$i
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+	status=0
+	wait "$pid" 2>/dev/null || status=$?
+	host_snapshot "$dir" after
+	# whatever is left running (bench, tee, fio) names a path under DIR
+	pgrep -f -- "$dir/" >"$dir/survivors"
+}
+
+# Stop what a failed interrupt_run left running (by pid) and mounted.
+interrupt_run_cleanup() {
+	local dir=$1 pid i
+
+	while read -r pid; do
+		kill -TERM "$pid" 2>/dev/null
+	done <"$dir/survivors"
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f -- "$dir/" >/dev/null || break
+		sleep 0.1
+	done
+	for pid in $(pgrep -f -- "$dir/"); do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	for i in "$dir"/tmp/kscale-*; do
+		[[ -e $i ]] || continue
+		umount -l -- "$i" 2>/dev/null
+		rm -rf -- "$i"
+	done
+}
+
+# SIG sent HOW (interrupt_run) leaves the earlier results alone and nothing
+# else: exit status WANT, the first line's files unchanged, the earlier
+# second line's files unchanged, no temp file, mount, loop device,
+# /dev/shm entry or process.
+interrupted_run_leaves_only_earlier_results() {
+	local sig=$1 how=$2 want=$3 dir=$tmp/interrupted-$1
+	local results=$dir/results/interrupted what="SIG$1 to the runner's ${2/pid/pid alone}"
+
+	interrupt_run "$sig" "$how" "$dir"
+	check "run, $what: exits within 5 s" test "$waited" -lt 50
+	check "run, $what: exit status $want" test "$status" -eq "$want"
+	check "run, $what: the first line's results are intact" \
+		cmp -s -- "$dir/first.json" "$results/first.json"
+	check "run, $what: the first line's log is intact" \
+		cmp -s -- "$dir/first.log" "$results/first.log"
+	check "run, $what: the earlier second.json is intact" \
+		cmp -s -- "$dir/second.json" "$results/second.json"
+	check "run, $what: the earlier second.log is intact" \
+		cmp -s -- "$dir/second.log" "$results/second.log"
+	check "run, $what: no temp or batch file left" only_files "$results" \
+		first.json first.log second.json second.log
+	check "run, $what: no bench, tee or fio left running" \
+		test ! -s "$dir/survivors"
+	check "run, $what: no mount left" nothing_new "$dir/before/mounts" \
+		"$dir/after/mounts"
+	check "run, $what: no mount point left in TMPDIR" \
+		test -z "$(ls -A -- "$dir/tmp")"
+	check "run, $what: no loop device left" nothing_new \
+		"$dir/before/loops" "$dir/after/loops" " " " "
+	check "run, $what: nothing left in /dev/shm" nothing_new \
+		"$dir/before/shm" "$dir/after/shm" " /dev/shm/" "/"
+	interrupt_run_cleanup "$dir"
+}
+
+test_run_interrupted() {
+	interrupted_run_leaves_only_earlier_results INT group 130
+	interrupted_run_leaves_only_earlier_results TERM pid 143
+}
+
 test_help
 test_bad_input
 test_run_smoke
@@ -321,5 +627,9 @@ test_run_adaptive
 test_bench_bad_input
 test_bench_fails_loudly
 test_bench_killed
+test_bench_cpu_counts
+test_bench_calibration
+test_run_headline
+test_run_interrupted
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))

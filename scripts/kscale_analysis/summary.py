@@ -1,0 +1,231 @@
+"""kscale summary: each seed's headline figure beside this machine's.
+
+`scripts/kscale run` calls it for a config with `headline` lines (the
+tour, configs/default.conf).  A headline is one benchmark point of a
+results file, a before and an after variant there, and a metric: its
+table line shows what the seed reported (configs/seed-claims.tsv), the
+after/before ratio of the medians here, the bootstrap 95% confidence
+interval of that ratio and the verdict, as `kscale compare` judges a row;
+the lines are judged together, as the rows of one table.
+"""
+
+import csv
+import os
+import sys
+from dataclasses import dataclass
+
+from . import cli, compare, stats
+from .results import KscaleError, load
+
+PROG = "kscale summary"
+USAGE = (f"{PROG} --claims=FILE [--out=BASE] RESULTS_DIR "
+         "'LABEL BEFORE AFTER --seed=SEED [--metric=NAME]'...")
+HEADLINE_SYNTAX = "LABEL BEFORE AFTER --seed=SEED [--metric=NAME]"
+CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
+HEADER = ["Seed", "Bottleneck", "Before -> after", "Seed reported", "On",
+          "Here", "95% CI", "Verdict"]
+VERDICTS = {"": "significant", "~": "~ not significant", "?": "? no verdict"}
+DESCRIPTION = """\
+Print one table line per HEADLINE (a config's headline line): the point
+of RESULTS_DIR/LABEL.json where BEFORE and AFTER pair up (exactly one),
+what the seed reported (its line of the --claims file, a tab-separated
+table with the columns seed, title, reported and machine), and here the
+after/before ratio of the medians of the metric (default: the model's
+primary one), its bootstrap 95% confidence interval and the verdict of
+`kscale compare`. With --out=BASE the table is written to BASE.txt and,
+in markdown, to BASE.md instead (temp files renamed into place), and
+their names are printed."""
+
+
+@dataclass
+class Headline:
+    label: str
+    before: str  # selectors, as `kscale compare --before/--after` takes them
+    after: str
+    seed: str
+    metric: object = None  # None: the model's primary metric
+
+
+@dataclass
+class Claim:
+    seed: str
+    title: str
+    reported: str  # the seed's headline figure, as an after/before ratio
+    machine: str
+
+
+@dataclass
+class Line:
+    headline: Headline
+    claim: Claim
+    results: object  # results.Results
+    row: object  # compare.Row: the one point
+    metric: str
+
+
+def build_parser():
+    parser = cli.ArgumentParser(prog=PROG, usage=USAGE, description=DESCRIPTION,
+                                allow_abbrev=False)
+    parser.add_argument("results_dir", metavar="RESULTS_DIR",
+                        help="where the config's LABEL.json files are")
+    parser.add_argument("headlines", nargs="+", metavar="HEADLINE",
+                        help=f"'{HEADLINE_SYNTAX}', one argument each")
+    parser.add_argument("--claims", required=True, metavar="FILE",
+                        help="what each seed reported (configs/seed-claims.tsv)")
+    parser.add_argument("--out", metavar="BASE",
+                        help="write BASE.txt and BASE.md instead of printing")
+    return parser
+
+
+def parse_headline(text):
+    """A headline from a config line's words after `headline`."""
+    words, options = [], {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if key in ("--seed", "--metric") and sep and value:
+            options[key[2:]] = value
+        elif word.startswith("-"):
+            raise KscaleError(f"headline {text!r}: unknown option {word!r} "
+                              f"(expected {HEADLINE_SYNTAX})")
+        else:
+            words.append(word)
+    if len(words) != 3 or "seed" not in options:
+        raise KscaleError(f"headline {text!r}: expected {HEADLINE_SYNTAX}")
+    return Headline(*words, **options)
+
+
+def read_claims(path):
+    """{seed: Claim} from a tab-separated file with a header line."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    except OSError as e:
+        raise KscaleError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not rows or tuple(rows[0]) != CLAIM_COLUMNS:
+        raise KscaleError(f"{path}: expected a header line of the tab-separated "
+                          f"columns {', '.join(CLAIM_COLUMNS)}")
+    claims = {}
+    for lineno, row in enumerate(rows[1:], start=2):
+        if len(row) != len(CLAIM_COLUMNS) or not all(row):
+            raise KscaleError(f"{path}:{lineno}: expected {len(CLAIM_COLUMNS)} "
+                              "non-empty tab-separated fields")
+        claims[row[0]] = Claim(*row)
+    return claims
+
+
+def headline_line(results_dir, headline, claims):
+    """The headline's table line: its one point of LABEL.json."""
+    what = f"headline {headline.label} {headline.before} {headline.after}"
+    claim = claims.get(headline.seed)
+    if claim is None:
+        raise KscaleError(f"{what}: no seed {headline.seed!r} in the claims "
+                          f"(seeds: {', '.join(claims)})")
+    results = load(os.path.join(results_dir, f"{headline.label}.json"))
+    metric = headline.metric or compare.default_metrics([results])[0]
+    results.require_metric(metric)
+    tables, _ = compare.variant_tables(results, headline.before, headline.after)
+    rows = [row for table in tables for section in table.sections for row in section]
+    if len(rows) != 1:
+        raise KscaleError(f"{what}: {len(rows)} points pair up "
+                          f"({'; '.join(row.test for row in rows)}); a headline "
+                          "needs one: run one, or pin knobs or threads in the "
+                          f"selectors (e.g. {headline.before}/threads:all)")
+    return Line(headline, claim, results, rows[0], metric)
+
+
+def fmt_ratio(change):
+    """A % change as the after/before ratio: +91.6 -> '1.92x', +2234 -> '23.3x'."""
+    ratio = 1 + change / 100
+    return f"{ratio:.{2 if ratio < 10 else 1 if ratio < 100 else 0}f}x"
+
+
+def fmt_ratio_ci(assessment):
+    """'1.44x..2.03x', or 'n/a' where there is no interval."""
+    if assessment.ci is None:
+        return "n/a"
+    lo, hi = assessment.ci
+    return f"{fmt_ratio(lo)}..{fmt_ratio(hi)}"
+
+
+def where(line):
+    """'2 CPUs', or '32 tasks on 2 CPUs' when the tasks outnumber the CPUs."""
+    cpus = compare.allowed_cpus(line.results)
+    before, after = line.row.before.threads, line.row.after.threads
+    tasks = str(before) if before == after else f"{before}->{after}"
+    if cpus is None or max(before, after) <= cpus:
+        return f"{tasks} CPU{'s' * (tasks != '1')}"
+    return f"{tasks} tasks on {cpus} CPUs"
+
+
+def table_cells(lines):
+    """A row of cells per line, the lines judged together."""
+    assessed = stats.assess_table(
+        [(line.row.before.values(line.metric), line.row.after.values(line.metric))
+         for line in lines])
+    body = []
+    for line, a in zip(lines, assessed):
+        h = line.headline
+        here = "n/a" if a.change is None else f"{fmt_ratio(a.change)} at {where(line)}"
+        body.append([h.seed, line.claim.title, f"{h.before} -> {h.after}",
+                     line.claim.reported, line.claim.machine,
+                     here + compare.disturbed(line.row), fmt_ratio_ci(a),
+                     VERDICTS[a.mark]])
+    return body
+
+
+def machine(results):
+    """'Intel(R) Xeon(R) Processor, 2 CPUs, kernel 6.18.44' from a context."""
+    ctx = results.context
+    parts = [ctx.get("kscale_cpu_model"),
+             ctx.get("kscale_allowed_cpus") and f"{ctx['kscale_allowed_cpus']} CPUs",
+             ctx.get("kscale_kernel_release") and f"kernel {ctx['kscale_kernel_release']}"]
+    return ", ".join(p for p in parts if p) or "this machine"
+
+
+def footnotes(lines):
+    counts = {n for line in lines for n in (len(line.row.before.values(line.metric)),
+                                            len(line.row.after.values(line.metric)))}
+    metrics = ", ".join(f"{line.headline.seed} {line.metric} of {line.headline.label}.json"
+                        for line in lines)
+    notes = compare.error_notes({line.results.label: line.results
+                                 for line in lines}.values())
+    return [f"Here: the after/before ratio of the medians of n = {stats.span(counts)} "
+            f"repetitions per side: {metrics}",
+            "Seed reported: the seed's own figure, as the same after/before ratio, "
+            "and the machine it was measured on"] + compare.legend(stats.MIN_EFFECT_PCT) + notes
+
+
+def report(lines, markdown):
+    title = f"kscale summary: each seed's headline on {machine(lines[0].results)}"
+    body = table_cells(lines)
+    if markdown:
+        out = [f"**{title}**", "", compare.markdown_row(HEADER),
+               "|" + "|".join(":---" for _ in HEADER) + "|"]
+        out += [compare.markdown_row(cells) for cells in body] + [""]
+    else:
+        widths = compare.column_widths([HEADER] + body)
+        out = [title, "", compare.aligned(HEADER, widths, left=len(HEADER)),
+               compare.rule(widths)]
+        out += [compare.aligned(cells, widths, left=len(HEADER)) for cells in body] + [""]
+    out += compare.block(footnotes(lines), markdown)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def summary_command(argv):
+    args = build_parser().parse_intermixed_args(argv)
+    claims = read_claims(args.claims)
+    lines = [headline_line(args.results_dir, parse_headline(text), claims)
+             for text in args.headlines]
+    if not args.out:
+        sys.stdout.write(report(lines, markdown=False))
+        return
+    for ext, markdown in ((".txt", False), (".md", True)):
+        try:
+            cli.write_atomic(args.out + ext, report(lines, markdown))
+        except OSError as e:
+            raise KscaleError(f"cannot write {args.out}{ext}: {e.strerror or e}") from None
+        print(args.out + ext)
+
+
+def main(argv):
+    return cli.run(PROG, summary_command, argv)

@@ -1,0 +1,137 @@
+import json
+import os
+import tempfile
+import unittest
+
+from . import REPO, run_cli
+from kscale_analysis import summary
+from kscale_analysis.results import KscaleError
+
+CLAIMS = "seed\ttitle\treported\tmachine\n000\tmount writer counts\t~4x\tNUMA and SMP\n"
+CONTEXT = {"kscale_allowed_cpus": "2", "kscale_primary_metric": "ops_per_sec",
+           "kscale_cpu_model": "Test CPU", "kscale_kernel_release": "6.1.0"}
+
+
+def line_for(output, seed):
+    """The summary table line of `seed`."""
+    for line in output.splitlines():
+        if line.startswith(seed + "  "):
+            return line
+    raise AssertionError(f"no line of seed {seed} in:\n{output}")
+
+
+class SummaryTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.claims = os.path.join(self.tmp.name, "claims.tsv")
+        with open(self.claims, "w") as f:
+            f.write(CLAIMS)
+
+    def results(self, label, values_of, threads=(2,)):
+        """RESULTS_DIR/label.json: each (variant, values) a point's
+        repetitions at each thread count."""
+        rows = [{"name": f"mnt_writers/openbench/{variant}/mounts:1/threads:{n}",
+                 "run_type": "iteration", "threads": n, "ops_per_sec": v}
+                for n in threads for variant, values in values_of.items() for v in values]
+        with open(os.path.join(self.tmp.name, f"{label}.json"), "w") as f:
+            json.dump({"context": CONTEXT, "benchmarks": rows}, f)
+
+    def summary(self, *headlines, out=None):
+        args = [f"--claims={self.claims}", self.tmp.name, *headlines]
+        return run_cli("summary", *args, *([f"--out={out}"] if out else []))
+
+    def test_a_table_line(self):
+        self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
+        proc = self.summary("mnt atomic percpu --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("kscale summary: each seed's headline on Test CPU, 2 CPUs, "
+                      "kernel 6.1.0", proc.stdout)
+        self.assertRegex(proc.stdout, r"Seed +Bottleneck +Before -> after +Seed reported "
+                         r"+On +Here +95% CI +Verdict\n")
+        self.assertRegex(line_for(proc.stdout, "000"),
+                         r"^000 +mount writer counts +atomic -> percpu +~4x +NUMA and SMP "
+                         r"+2\.00x at 2 CPUs +2\.00x\.\.2\.00x +significant$")
+        self.assertIn("n = 5 repetitions per side: 000 ops_per_sec of mnt.json", proc.stdout)
+        self.assertIn("Benjamini-Hochberg", proc.stdout)
+        self.assertEqual(proc.stderr, "")
+
+    def test_no_verdict_below_four_repetitions(self):
+        self.results("mnt", {"atomic": [10.0, 11.0, 12.0], "percpu": [30.0, 31.0, 32.0]})
+        proc = self.summary("mnt atomic percpu --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(line_for(proc.stdout, "000"),
+                         r" 2\.82x at 2 CPUs +n/a +\? no verdict$")
+
+    def test_not_significant_and_tasks_over_cpus(self):
+        self.results("lookup", {"i_mutex": [10.0, 12.0, 11.0, 13.0, 12.0],
+                                "sharded": [12.0, 11.0, 13.0, 10.0, 12.0]}, threads=(32,))
+        proc = self.summary("lookup i_mutex sharded --seed=000 --metric=ops_per_sec")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(line_for(proc.stdout, "000"),
+                         r" 1\.00x at 32 tasks on 2 CPUs +\S+x\.\.\S+x +~ not significant$")
+
+    def test_lines_are_judged_together(self):
+        with open(self.claims, "a") as f:
+            f.write("002\t/dev/zero page faults\t150x\t256 CPUs\n")
+        separated = {"atomic": [1.0, 2.0, 3.0, 4.0], "percpu": [5.0, 6.0, 7.0, 8.0]}
+        self.results("a", separated)
+        self.results("b", {"atomic": [1.0, 2.0, 3.0, 4.0], "percpu": [4.0, 3.0, 2.0, 1.0]})
+        alone = self.summary("a atomic percpu --seed=000")
+        self.assertTrue(line_for(alone.stdout, "000").endswith("  significant"), alone.stdout)
+        # p = 0.029 alone; beside a line with no change its q is 0.057
+        proc = self.summary("a atomic percpu --seed=000", "b atomic percpu --seed=002")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(line_for(proc.stdout, "000"), r" 2\.60x at 2 CPUs .* ~ not significant$")
+        self.assertRegex(line_for(proc.stdout, "002"),
+                         r"^002 +/dev/zero page faults +atomic -> percpu +150x +256 CPUs "
+                         r"+1\.00x at 2 CPUs .* ~ not significant$")
+
+    def test_out_writes_text_and_markdown(self):
+        self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
+        base = os.path.join(self.tmp.name, "summary")
+        proc = self.summary("mnt atomic percpu --seed=000", out=base)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout, f"{base}.txt\n{base}.md\n")
+        with open(base + ".txt") as f:
+            self.assertEqual(line_for(f.read(), "000").split()[-1], "significant")
+        with open(base + ".md") as f:
+            self.assertIn("| 000 | mount writer counts | atomic -> percpu | ~4x | NUMA and "
+                          "SMP | 2.00x at 2 CPUs | 2.00x..2.00x | significant |", f.read())
+        self.assertEqual(sorted(os.listdir(self.tmp.name)),
+                         ["claims.tsv", "mnt.json", "summary.md", "summary.txt"])
+
+    def test_errors(self):
+        self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
+        self.results("two", {"atomic": [10.0] * 5, "percpu": [20.0] * 5}, threads=(1, 2))
+        for headline, message in (
+                ("mnt atomic nope --seed=000",
+                 "mnt.json: no variant 'nope' (variants: atomic, percpu)"),
+                ("mnt atomic percpu --seed=001", "no seed '001' in the claims (seeds: 000)"),
+                ("mnt atomic percpu --seed=000 --metric=nope", "no metric 'nope'"),
+                ("gone atomic percpu --seed=000", "gone.json: cannot read"),
+                ("two atomic percpu --seed=000", "2 points pair up"),
+                ("mnt atomic percpu", "expected LABEL BEFORE AFTER --seed=SEED"),
+                ("mnt atomic percpu --seed=000 --bogus", "unknown option '--bogus'")):
+            with self.subTest(headline=headline):
+                proc = self.summary(headline)
+                self.assertEqual(proc.returncode, 2)
+                self.assertEqual(proc.stdout, "")
+                self.assertTrue(proc.stderr.startswith("kscale summary: "), proc.stderr)
+                self.assertIn(message, proc.stderr)
+                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+
+    def test_claims(self):
+        with open(self.claims, "a") as f:
+            f.write("002\tno machine\t150x\n")
+        with self.assertRaisesRegex(KscaleError, r"claims\.tsv:3: expected 4 non-empty"):
+            summary.read_claims(self.claims)
+        # the tour's: a line for each seed of configs/seed-claims.tsv
+        claims = summary.read_claims(os.path.join(REPO, "configs", "seed-claims.tsv"))
+        self.assertEqual(sorted(claims), ["000", "002", "003", "004"])
+
+    def test_ratio(self):
+        self.assertEqual(summary.fmt_ratio(91.6), "1.92x")
+        self.assertEqual(summary.fmt_ratio(2234.0), "23.3x")
+        self.assertEqual(summary.fmt_ratio(-22.6), "0.77x")
+        self.assertEqual(summary.fmt_ratio(14900.0), "150x")
