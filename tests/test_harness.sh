@@ -10,23 +10,10 @@ build=${1:-build}
 bin=$build/tests/harness_check
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
 nr_cpus=$(nproc)
-
-check() {
-	local what=$1
-
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok: $what"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what"
-		sed 's/^/  /' "$tmp/err"
-	fi
-}
+# shellcheck source=tests/check.sh
+source "$(dirname "$0")/check.sh"
+check_log=$tmp/err
 
 # run ARGS...: harness_check ARGS... into $tmp/out.json, status in $status.
 run() {

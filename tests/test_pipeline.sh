@@ -10,22 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$build/bench/mnt_writers
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
+# shellcheck source=tests/check.sh
+source "$root/tests/check.sh"
 # the real profile (--perf) is tested once a model, at the end
 tiny=(--duration=0.05 --warmup=0.01 --perf=false)
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok: $what"
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what"
-	fi
-}
 
 json_ok() {
 	/usr/bin/python3 - "$1" <<'PY'
