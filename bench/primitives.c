@@ -11,6 +11,7 @@
 #include "../lib/harness/kscale.h"
 #include "../lib/kernel/atomic.h"
 #include "../lib/kernel/delay.h"
+#include "../lib/kernel/lockstat.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
@@ -38,6 +39,7 @@ static void counter_loop(struct kscale_thread *t)
 	while (kscale_running(t)) {
 		switch (c->kind) {
 		case ATOMIC:
+			lockstat_visit(&c->shared);
 			atomic_inc(&c->shared);
 			break;
 		case SPINLOCK:
@@ -53,10 +55,38 @@ static void counter_loop(struct kscale_thread *t)
 			decb_spin_unlock(&c->decb_lock);
 			break;
 		case PERCPU:
+			lockstat_visit(this_cpu_ptr(c->pcp));
 			this_cpu_inc(this_cpu_ptr(c->pcp)->count);
 			break;
 		}
 		kscale_count(t);
+	}
+}
+
+/*
+ * For lockstat, as struct counter lays them out: the ticket lock's line
+ * and locked_count's, which sits on decb_lock's; the others one line.
+ */
+static void counter_lockstat_register(struct counter *c)
+{
+	int cpu;
+
+	switch (c->kind) {
+	case ATOMIC:
+		lockstat_register(&c->shared, "shared", 1, LOCKSTAT_LINE);
+		break;
+	case SPINLOCK:
+		lockstat_register(&c->lock, "lock", 2, LOCKSTAT_SPIN);
+		break;
+	case DECB_SPINLOCK:
+		lockstat_register(&c->decb_lock, "decb_lock", 1,
+				  LOCKSTAT_SPIN);
+		break;
+	case PERCPU:
+		for_each_possible_cpu(cpu)
+			lockstat_register(per_cpu_ptr(c->pcp, cpu), "pcp", 1,
+					  LOCKSTAT_LINE | LOCKSTAT_PER_CPU);
+		break;
 	}
 }
 
@@ -72,6 +102,7 @@ static int counter_setup(struct kscale_run *run)
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
 	c->pcp = alloc_percpu(struct pcp_count);
 	decb_spin_lock_init(&c->decb_lock);
+	counter_lockstat_register(c);
 	run->priv = c;
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "../lib/harness/tmpfs.h"
 #include "../lib/harness/xfs_loop.h"
 #include "../lib/kernel/delay.h"
+#include "../lib/kernel/lockstat.h"
 #include "../models/rwsem/rwsem.h"
 
 /*
@@ -156,12 +157,14 @@ static void xfs_get_blocks(struct fio_run *fr)
 /* dax_do_io() with DIO_LOCKING off: count the I/O, map, copy. */
 static void dax_do_io(struct fio_run *fr, char *buf, size_t off, bool write)
 {
+	lockstat_visit(&fr->ip->i_dio_count);
 	atomic_inc(&fr->ip->i_dio_count);	/* inode_dio_begin() */
 	xfs_get_blocks(fr);
 	if (write)
 		memcpy(fr->data + off, buf, fr->bs);
 	else
 		memcpy(buf, fr->data + off, fr->bs);
+	lockstat_visit(&fr->ip->i_dio_count);
 	atomic_dec(&fr->ip->i_dio_count);	/* inode_dio_end() */
 }
 
@@ -522,6 +525,25 @@ static int set_io_path(struct kscale_run *run, struct fio_run *fr)
 	return 0;
 }
 
+/*
+ * For lockstat, as xfs_inode lays them out: i_lock whole on the line its
+ * count shares with i_iolock's, one line a visit (a write hold also
+ * stores i_mtime, on fio_run's line every I/O reads: not counted);
+ * i_iolock's count there and its owner on the next line, two; the dio
+ * count alone on its line.  glibc's rwlocks are not counted.
+ */
+static void lockstat_register_inode(struct fio_run *fr)
+{
+	if (!fr->pthread) {
+		lockstat_register(&fr->ip->i_lock.mr_lock, "i_lock", 1,
+				  LOCKSTAT_RWSEM);
+		lockstat_register(&fr->ip->i_iolock.mr_lock, "i_iolock", 2,
+				  LOCKSTAT_RWSEM);
+	}
+	lockstat_register(&fr->ip->i_dio_count, "i_dio_count", 1,
+			  LOCKSTAT_LINE);
+}
+
 static int fio_setup(struct kscale_run *run)
 {
 	struct fio_run *fr = calloc(1, sizeof(*fr));
@@ -557,6 +579,7 @@ static int fio_setup(struct kscale_run *run)
 	fr->ops->init(&fr->ip->i_lock.mr_lock);
 	pthread_rwlock_init(&fr->pthread_iolock, NULL);
 	pthread_rwlock_init(&fr->pthread_ilock, NULL);
+	lockstat_register_inode(fr);
 	return set_io_path(run, fr);
 }
 

@@ -200,6 +200,7 @@ static int shared_setup(struct kscale_run *run, struct fault_run *fr)
 
 	if (fr->ops) {
 		fr->shared_file = fr->ops->shmem_zero_setup(pages);
+		fr->ops->lockstat_register(fr->shared_file);
 		return 0;
 	}
 	fr->shared_map = fr->private ?
@@ -229,8 +230,10 @@ static int fault_setup(struct kscale_run *run)
 	fr->size_limit = kscale_knob_long(run, "size_limit");
 	fr->fault_work_ns = kscale_knob_ns(run, "fault_work_ns",
 					   fault_work_auto_ns);
-	if (fr->ops)
+	if (fr->ops) {
 		fr->ops->shm_mount(fr->size_limit);
+		page_alloc_lockstat_register();
+	}
 	for (i = 0; i < run->nr_threads; i++)
 		run->threads[i].priv = calloc(1, sizeof(struct fault_thread));
 	return fr->shared ? shared_setup(run, fr) : 0;

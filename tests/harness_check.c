@@ -119,22 +119,16 @@ static void idle_loop(struct kscale_thread *t)
 		kscale_count(t);
 }
 
-static const char *const names[] = { "c00", "c01", "c02", "c03", "c04",
-	"c05", "c06", "c07", "c08", "c09", "c10", "c11", "c12", "c13", "c14",
-	"c15", "c16", "c17", "c18", "c19", "c20", "c21", "c22", "c23", "c24",
-	"c25", "c26", "c27", "c28", "c29", "c30", "c31", "c32", "c33", "c34",
-	"c35", "c36", "c37", "c38", "c39", "c40", "c41", "c42", "c43", "c44",
-	"c45", "c46", "c47", "c48" };
-
-_Static_assert(ARRAY_SIZE(names) > KSCALE_MAX_COUNTERS,
-	       "one counter more than a run holds");
-
+/* One counter more than a run holds. */
 static int many_counters(struct kscale_run *run)
 {
-	size_t i;
+	static char names[KSCALE_MAX_COUNTERS + 1][8];
+	int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
+	for (i = 0; i <= KSCALE_MAX_COUNTERS; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%02d", i);
 		kscale_set_counter(run, names[i], i);
+	}
 	return 0;
 }
 

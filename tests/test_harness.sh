@@ -116,7 +116,7 @@ test_silent_failures() {
 		run "$bin" --workloads=counters --variants="$variant" \
 			--cpus=1 --duration=0.05 --warmup=0
 		check "$variant: one counter too many fails the run" \
-			fails_with "more than 48 counters"
+			fails_with "more than 96 counters"
 	done
 }
 

@@ -421,5 +421,72 @@ check "a failed run leaves the old results file alone" \
 check "no temporary file is left behind" \
 	bash -c "! ls '$tmp'/keep.json.tmp.* 2>/dev/null"
 
+# --profile: lockstat's counters of the models' resources (lockstat.h)
+# and the cache-line latencies in the context (linelat.h).
+profile_ok() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ctx = doc["context"]
+assert ctx["kscale_profile"].startswith("lockstat"), ctx["kscale_profile"]
+for kind in ("smt", "node", "remote"):
+    assert f"kscale_line_ns_{kind}" in ctx, kind
+assert int(ctx["kscale_threads_per_core"]) >= 1
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+assert rows
+for b in rows:
+    variant = b["name"].split("/")[2]
+    for field in ("visits", "hold_ns", "wait_ns", "lines", "instances",
+                  "sleeps", "scope"):
+        key = "res_%s_%s" % ({"stat_lock": "stat_lock",
+                              "atomic": "vfsmount"}[variant], field)
+        assert key in b, key
+    assert b["lockstat_ns_per_op"] >= 0, b
+    if variant == "stat_lock":
+        # a block per fault, index pages and the inode's books besides:
+        # what the model's own count of takes says, over the window
+        assert 1 <= b["res_stat_lock_visits"] <= 1.05, b
+        assert abs(b["res_stat_lock_visits"] - b["stat_lock_per_fault"]) < 0.01, b
+        assert b["res_stat_lock_hold_ns"] > 0, b
+        assert b["res_stat_lock_lines"] == 1 and b["res_stat_lock_sleeps"] == 0, b
+    else:
+        # mnt_want_write's inc and mnt_drop_write's dec an open/write/close
+        # and mntget()'s and mntput()'s on the same line: one class
+        assert abs(b["res_vfsmount_visits"] - 4) < 1e-3, b
+        assert b["res_vfsmount_instances"] == 1, b
+        assert b["res_vfsmount_hold_ns"] == 0, b
+if sys.argv[2] == "node":
+    assert float(ctx["kscale_line_ns_node"]) > 0, ctx
+PY
+}
+
+no_profile() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["context"]["kscale_profile"].startswith("off"), doc["context"]
+assert "kscale_line_ns_node" not in doc["context"]
+for b in doc["benchmarks"]:
+    assert not [k for k in b if k.startswith("res_") or k.startswith("lockstat")], b
+PY
+}
+
+# two CPUs of one node: a node pair whose latency is measured
+pair=any
+if [ "$(nproc)" -ge 2 ]; then
+	pair=node
+fi
+check "profile: shmem_fault stat_lock, one CPU" \
+	"$build/bench/shmem_fault" --variants=stat_lock --cpus=1 --pages=256 \
+	--profile "${tiny[@]}" --benchmark_out="$tmp/prof-shm.json"
+check "profile: stat_lock visited once a fault, and held" \
+	profile_ok "$tmp/prof-shm.json" any
+check "profile: mnt_writers atomic" \
+	"$bench" --variants=atomic --cpus=1,2 --profile "${tiny[@]}" \
+	--benchmark_out="$tmp/prof-mnt.json"
+check "profile: the vfsmount line 4 times an open/write/close, and the line latency" \
+	profile_ok "$tmp/prof-mnt.json" "$pair"
+check "profile: off by default" no_profile "$out"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../kernel/lockstat.h"
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
 #include "context.h"
@@ -61,6 +62,7 @@ static void cpus_per_node(const struct topology *t, char *buf, size_t len)
 void context_add_system(const struct topology *t,
 			const struct kscale_options *o)
 {
+	double hold_ns, wait_ns;
 	struct utsname u;
 	char buf[1024];
 
@@ -82,6 +84,17 @@ void context_add_system(const struct topology *t,
 	kscale_add_context("duration_s", "%g", o->duration);
 	kscale_add_context("warmup_s", "%g", o->warmup);
 	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
+	if (o->profile) {
+		lockstat_floor_ns(&hold_ns, &wait_ns);
+		kscale_add_context("profile", "lockstat of the models' shared "
+				   "resources (lib/kernel/lockstat.h): "
+				   "res_<class>_* counters of the window; its "
+				   "own %.1f ns a hold and %.1f ns a wait "
+				   "taken out", hold_ns, wait_ns);
+	} else {
+		kscale_add_context("profile", "off (--profile: res_<class>_* "
+				   "counters)");
+	}
 	kscale_add_context("model_sched", "%s", sched_fifo ?
 			   "SCHED_FIFO tasks, switched only where the kernel "
 			   "would" : "SCHED_OTHER (no permission for "

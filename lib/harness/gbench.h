@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define KB_MAX_COUNTERS	48
+#define KB_MAX_COUNTERS	96
 
 struct kb_counter {
 	const char *name;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
@@ -20,6 +21,7 @@
 #include "context.h"
 #include "cpulist.h"
 #include "fatal.h"
+#include "linelat.h"
 #include "options.h"
 #include "perf.h"
 #include "window.h"
@@ -381,8 +383,11 @@ int main(int argc, char **argv)
 	sched_init();
 	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);
 	sched_preempt_full = o.preempt_full;
+	lockstat_enable(o.profile);
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
+	if (o.profile)
+		linelat_record(&t, m->name);
 	if (m->init && m->init(&o, err, sizeof(err)))
 		die(m->name, err);
 	report_calibration(m->name);

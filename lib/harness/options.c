@@ -208,6 +208,15 @@ static int parse_flag(struct kscale_options *o, const char *arg, char *err,
 			return -1;
 		}
 		o->perf = !strcmp(v, "true");
+	} else if ((v = flag_value(arg, "--profile"))) {
+		/* bare, as a boolean knob may be */
+		if (*v && strcmp(v, "true") && strcmp(v, "false")) {
+			snprintf(err, len, "--profile=%s: expected true or "
+				 "false", v);
+			return -1;
+		}
+		o->profile = strcmp(v, "false");
+		return 0;
 	} else if (!strcmp(arg, "--dry-run"))
 		o->dry_run = true;
 	else if (!strcmp(arg, "--list"))
@@ -333,6 +342,12 @@ void options_usage(const struct kscale_model *m)
 	       "record -e cpu-clock -g\n"
 	       "                       over host variants' windows, "
 	       "kernel_<function>_{children,self}_pct\n"
+	       "  --profile[=BOOL]     lockstat of the models' shared "
+	       "resources, res_<class>_* counters,\n"
+	       "                       and cache-line transfer latencies in "
+	       "the context (default\n"
+	       "                       false: timing every lock perturbs tight "
+	       "loops)\n"
 	       "  --calibration=FILE   reuse the `auto` values FILE has, "
 	       "measure the others and\n"
 	       "                       save them all in FILE (runs on two "

@@ -26,6 +26,7 @@ struct kscale_options {
 	int slice_us;			/* model tasks' time slice, 0: CFS's */
 	bool preempt_full;		/* --preempt=full */
 	bool perf;			/* --perf: profile host variants */
+	bool profile;			/* --profile: lockstat (models) */
 	bool dry_run;
 	bool list;
 	bool help;

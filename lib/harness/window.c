@@ -9,8 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "../kernel/tsc.h"
 #include "affinity.h"
 #include "disturb.h"
 #include "fatal.h"
@@ -64,6 +66,12 @@ struct snapshot {
 	double cputime;
 };
 
+/* --profile: every thread's lockstat counts, and what the hooks took. */
+struct res_snapshot {
+	struct lockstat_acc acc[LOCKSTAT_MAX_CLASSES];
+	uint64_t cost;
+};
+
 /* When a snapshot began and ended: its instant is the midpoint. */
 struct span {
 	double before, after;
@@ -81,10 +89,12 @@ static double thread_cputime(clockid_t clock)
 /*
  * The operation counts first and alone, timed on both sides: at 512
  * threads reading every CPU-time clock takes some 0.5 ms, and the counts
- * must be read as close to one instant as the cache lines allow.
+ * must be read as close to one instant as the cache lines allow.  With
+ * --profile (res), lockstat's counts next, per operation.
  */
 static void snapshot(const struct kscale_run *run, struct snapshot *s,
-		     struct span *ops, struct span *cpu)
+		     struct res_snapshot *res, struct span *ops,
+		     struct span *cpu)
 {
 	int i;
 
@@ -93,6 +103,10 @@ static void snapshot(const struct kscale_run *run, struct snapshot *s,
 		s[i].ops = READ_ONCE(run->threads[i].ops);
 	ops->after = now();
 	cpu->before = ops->after;
+	if (res) {
+		res->cost = lockstat_sum(res->acc);
+		cpu->before = now();
+	}
 	for (i = 0; i < run->nr_threads; i++)
 		s[i].cputime = thread_cputime(run->threads[i].cputime);
 	cpu->after = now();
@@ -108,8 +122,10 @@ static double min_over_max(double min, double max)
 	return max > 0 ? min / max : 0;
 }
 
-static void set_counters(struct kscale_bench *b, const struct snapshot *start,
-			 const struct snapshot *end, double cpu_window)
+/* The window's counters of every run; returns the operations in it. */
+static double set_counters(struct kscale_bench *b,
+			   const struct snapshot *start,
+			   const struct snapshot *end, double cpu_window)
 {
 	struct kscale_run *run = &b->run;
 	double total = 0, min = -1, max = 0, d;
@@ -133,6 +149,91 @@ static void set_counters(struct kscale_bench *b, const struct snapshot *start,
 	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
 	kscale_set_counter(run, "cpu_busy_pct",
 			   100 * cpu / cpu_window / b->nr_distinct_cpus);
+	return total;
+}
+
+/*
+ * "res_<class>_<what>", made once and kept (counters keep their names);
+ * NULL when out of memory.
+ */
+static const char *res_name(const char *class, const char *what)
+{
+	static struct res_name {
+		struct res_name *next;
+		char name[];
+	} *names;
+	struct res_name *n;
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "res_%s_%s", class, what);
+	for (n = names; n; n = n->next)
+		if (!strcmp(n->name, buf))
+			return n->name;
+	n = malloc(sizeof(*n) + strlen(buf) + 1);
+	if (!n)
+		return NULL;
+	strcpy(n->name, buf);
+	n->next = names;
+	names = n;
+	return n->name;
+}
+
+static void set_res(struct kscale_run *run, const struct lockstat_class *c,
+		    const char *what, double value)
+{
+	const char *name = res_name(c->name, what);
+
+	if (name)
+		kscale_set_counter(run, name, value);
+	else
+		kscale_fail(run, "out of memory");
+}
+
+static double ns_per_visit(uint64_t cycles, uint64_t visits)
+{
+	return visits ? cycles_to_ns(cycles) / visits : 0;
+}
+
+/*
+ * --profile: each registered class's visits per operation, and a visit's
+ * hold and wait, between the window's two sums (lockstat.h); and what
+ * the hooks themselves took of an operation.
+ */
+static void resource_counters(struct kscale_run *run, double ops,
+			      const struct res_snapshot *r0,
+			      const struct res_snapshot *r1)
+{
+	const struct lockstat_acc *a = r0->acc, *b = r1->acc;
+	unsigned long seen[LOCKSTAT_MAX_CLASSES];
+	const struct lockstat_class *c;
+	uint64_t visits, reads;
+	int i;
+
+	kscale_set_counter(run, "lockstat_ns_per_op", ops ?
+			   cycles_to_ns(r1->cost - r0->cost) / ops : 0);
+	lockstat_instances_seen(seen);
+	for (i = 0; i < lockstat_nr_classes(); i++) {
+		c = lockstat_class(i);
+		visits = b[i].visits - a[i].visits;
+		reads = b[i].read_visits - a[i].read_visits;
+		set_res(run, c, "visits", ops ? visits / ops : 0);
+		set_res(run, c, "hold_ns",
+			ns_per_visit(b[i].hold - a[i].hold, visits));
+		set_res(run, c, "wait_ns",
+			ns_per_visit(b[i].wait - a[i].wait, visits));
+		set_res(run, c, "lines", c->lines);
+		set_res(run, c, "instances", seen[i]);
+		set_res(run, c, "sleeps", !!(c->flags & LOCKSTAT_SLEEPS));
+		set_res(run, c, "scope", c->flags & LOCKSTAT_PER_CPU ? 2 :
+			c->flags & LOCKSTAT_PER_NODE ? 1 : 0);
+		if (!(c->flags & LOCKSTAT_RW))
+			continue;
+		set_res(run, c, "read_visits", ops ? reads / ops : 0);
+		set_res(run, c, "read_hold_ns",
+			ns_per_visit(b[i].read_hold - a[i].read_hold, reads));
+		set_res(run, c, "read_wait_ns",
+			ns_per_visit(b[i].read_wait - a[i].read_wait, reads));
+	}
 }
 
 static void name_thread(const struct kscale_bench *b, int i, const char *what,
@@ -260,9 +361,10 @@ static void *controller(void *arg)
 	struct snapshot *start = calloc(run->nr_threads, sizeof(*start));
 	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	struct sched_param sp = { .sched_priority = SCHED_PRIO_CONTROL };
+	struct res_snapshot res0, res1;
 	struct disturb_snapshot d0, d1;
 	struct span ops0, ops1, cpu0, cpu1;
-	double started, late;
+	double started, late, ops;
 
 	place_controller(b);
 	if (b->model_sched && sched_fifo)
@@ -274,17 +376,23 @@ static void *controller(void *arg)
 	if (b->perf)
 		perf_enable(run);
 	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d0);
-	snapshot(run, start, &ops0, &cpu0);
+	snapshot(run, start, lockstat.enabled ? &res0 : NULL, &ops0, &cpu0);
+	if (lockstat.enabled)
+		lockstat_window(true);
 	sleep_until(ops0.after + b->duration);
 	late = now() - (ops0.after + b->duration);
-	snapshot(run, end, &ops1, &cpu1);
+	snapshot(run, end, lockstat.enabled ? &res1 : NULL, &ops1, &cpu1);
+	if (lockstat.enabled)
+		lockstat_window(false);
 	disturb_snapshot(run, b->cpu_of_thread, b->nr_threads, &d1);
 	if (b->perf)
 		perf_disable(run);
 	WRITE_ONCE(run->stop, 1);
 	b->window = interval(&ops0, &ops1);
 	run->elapsed = ops1.after - started;
-	set_counters(b, start, end, interval(&cpu0, &cpu1));
+	ops = set_counters(b, start, end, interval(&cpu0, &cpu1));
+	if (lockstat.enabled)
+		resource_counters(run, ops, &res0, &res1);
 	kscale_set_counter(run, "snapshot_us",
 			   1e6 * fmax(ops0.after - ops0.before,
 				      ops1.after - ops1.before));
@@ -366,6 +474,9 @@ static bool run_prepare(struct kscale_bench *b)
 	b->perf = !b->model_sched && perf_usable();
 	if (b->perf && perf_start(run, b->cpu_of_thread, b->nr_threads))
 		return false;
+	/* the set-up registers this run's resources (lockstat.h) */
+	if (lockstat.enabled)
+		lockstat_reset();
 	if (b->workload->setup && b->workload->setup(run)) {
 		if (!run->failed)
 			kscale_fail(run, "%s: set-up failed without saying why",
@@ -373,13 +484,15 @@ static bool run_prepare(struct kscale_bench *b)
 		perf_finish(run);
 		return false;
 	}
-	if (pthread_create(&b->controller, NULL, controller, b)) {
+	if (lockstat.enabled && lockstat_threads_init(b->nr_threads))
+		kscale_fail(run, "lockstat: out of memory");
+	else if (pthread_create(&b->controller, NULL, controller, b))
 		kscale_fail(run, "cannot start the controller thread");
-		b->workload->teardown(run);
-		perf_finish(run);
-		return false;
-	}
-	return true;
+	else
+		return true;
+	b->workload->teardown(run);
+	perf_finish(run);
+	return false;
 }
 
 int kscale_migrate(struct kscale_thread *t, int cpu)
@@ -442,12 +555,14 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	/* a failed thread still meets the others, then leaves at once */
 	if (!ok)
 		WRITE_ONCE(b->run.stop, 1);
+	lockstat_thread_attach(t->id);
 	gate_arrive(b, t->id);
 	if (ok) {
 		if (b->model_sched)
 			sched_task_run();
 		w->loop(t);
 	}
+	lockstat_thread_detach();
 	sched_task_exit();
 	WRITE_ONCE(b->left[t->id], true);
 	__atomic_fetch_add(&b->nr_done, 1, __ATOMIC_RELEASE);

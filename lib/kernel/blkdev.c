@@ -2,6 +2,7 @@
 #include <stdbool.h>
 
 #include "blkdev.h"
+#include "lockstat.h"
 #include "sched.h"
 
 struct blk_waiter {
@@ -17,6 +18,8 @@ void blk_queue_init(struct request_queue *q, unsigned int depth)
 	q->in_flight = 0;
 	INIT_LIST_HEAD(&q->queued);
 	q->nr_reads = q->nr_queued = 0;
+	/* the queue's counts and list head share the lock's line */
+	lockstat_register(&q->queue_lock, "queue_lock", 1, LOCKSTAT_SPIN);
 }
 
 /* queue_lock held: sleep until a completion grants us a slot. */

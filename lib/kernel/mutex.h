@@ -10,6 +10,7 @@
 
 #include "atomic.h"
 #include "list.h"
+#include "lockstat.h"
 #include "sched.h"
 #include "spinlock.h"
 
@@ -35,26 +36,35 @@ static inline void mutex_clear_owner(struct mutex *lock)
 	WRITE_ONCE(lock->owner, NULL);
 }
 
-static inline void mutex_lock(struct mutex *lock)
+/* The x86 fast path; the slow path's cycles go to *wait, if given. */
+static inline void __mutex_fastpath_lock(struct mutex *lock, uint64_t *wait)
 {
-	if (unlikely(atomic_add_return(-1, &lock->count) < 0))
-		__mutex_lock_slowpath(lock);
-	mutex_set_owner(lock);
+	uint64_t t0 = 0;
+
+	if (likely(atomic_add_return(-1, &lock->count) >= 0))
+		return;
+	if (wait)
+		t0 = rdtsc_ordered();
+	__mutex_lock_slowpath(lock);
+	if (wait)
+		*wait += rdtsc_ordered() - t0;
 }
 
 /* mutex_lock() that adds the cycles of its slow path to *wait. */
-#define mutex_lock_account(lock, wait) do {				\
-	if (unlikely(atomic_add_return(-1, &(lock)->count) < 0)) {	\
-		uint64_t __t0 = rdtsc_ordered();			\
-									\
-		__mutex_lock_slowpath(lock);				\
-		*(wait) += rdtsc_ordered() - __t0;			\
-	}								\
-	mutex_set_owner(lock);						\
-} while (0)
+static inline void mutex_lock_account(struct mutex *lock, uint64_t *wait)
+{
+	lockstat_acquire(lock, false, __mutex_fastpath_lock(lock, wait));
+	mutex_set_owner(lock);
+}
+
+static inline void mutex_lock(struct mutex *lock)
+{
+	mutex_lock_account(lock, NULL);
+}
 
 static inline void mutex_unlock(struct mutex *lock)
 {
+	lockstat_release(lock);
 	mutex_clear_owner(lock);
 	if (unlikely(atomic_add_return(1, &lock->count) <= 0))
 		__mutex_unlock_slowpath(lock);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
+#include "lockstat.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "spinlock.h"
@@ -19,6 +20,16 @@ void page_alloc_init(void)
 {
 	if (!pcp)
 		pcp = alloc_percpu(struct per_cpu_pages);
+}
+
+/* The list's head shares the lock's line; its pages are the CPU's own. */
+void page_alloc_lockstat_register(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		lockstat_register(&per_cpu_ptr(pcp, cpu)->lock, "pcp_lock", 1,
+				  LOCKSTAT_SPIN | LOCKSTAT_PER_CPU);
 }
 
 /*

@@ -32,6 +32,8 @@ struct page {
 struct page *alloc_page(void);
 void __free_page(struct page *page);
 void page_alloc_init(void);
+/* In a run's set-up: each CPU's list lock is a resource to lockstat. */
+void page_alloc_lockstat_register(void);
 
 static inline void *page_address(struct page *page)
 {

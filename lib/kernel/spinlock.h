@@ -13,6 +13,7 @@
 
 #include "atomic.h"
 #include "compiler.h"
+#include "lockstat.h"
 #include "sched.h"
 #include "tsc.h"
 
@@ -37,12 +38,11 @@ static inline void spin_lock_init(spinlock_t *lock)
 	WRITE_ONCE(lock->head_tail, 0);
 }
 
-static inline void spin_lock(spinlock_t *lock)
+static inline void __ticket_spin_lock(spinlock_t *lock)
 {
 	uint32_t inc;
 	uint16_t ticket;
 
-	preempt_disable();
 	inc = __atomic_fetch_add(&lock->head_tail, 1u << TICKET_SHIFT,
 				 __ATOMIC_ACQUIRE);
 	ticket = inc >> TICKET_SHIFT;
@@ -52,28 +52,46 @@ static inline void spin_lock(spinlock_t *lock)
 	__ticket_spin_wait(lock, ticket);
 }
 
-static inline bool spin_trylock(spinlock_t *lock)
+static inline bool __ticket_spin_trylock(spinlock_t *lock)
 {
-	uint32_t old;
+	uint32_t old = READ_ONCE(lock->head_tail);
 
-	preempt_disable();
-	old = READ_ONCE(lock->head_tail);
-	if ((uint16_t)old == (uint16_t)(old >> TICKET_SHIFT) &&
-	    __atomic_compare_exchange_n(&lock->head_tail, &old,
-					old + (1u << TICKET_SHIFT), false,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return true;
-	preempt_enable();
-	return false;
+	return (uint16_t)old == (uint16_t)(old >> TICKET_SHIFT) &&
+	       __atomic_compare_exchange_n(&lock->head_tail, &old,
+					   old + (1u << TICKET_SHIFT), false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 /* The kernel's unlock is a plain (non-locked) increment of the head. */
-static inline void spin_unlock(spinlock_t *lock)
+static inline void __ticket_spin_unlock(spinlock_t *lock)
 {
 	uint16_t head = __atomic_load_n(&lock->tickets.head, __ATOMIC_RELAXED);
 
 	__atomic_store_n(&lock->tickets.head, (uint16_t)(head + 1),
 			 __ATOMIC_RELEASE);
+}
+
+static inline void spin_lock(spinlock_t *lock)
+{
+	preempt_disable();
+	lockstat_acquire(lock, false, __ticket_spin_lock(lock));
+}
+
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	preempt_disable();
+	if (__ticket_spin_trylock(lock)) {
+		lockstat_trylock(lock, false, true);
+		return true;
+	}
+	preempt_enable();
+	return false;
+}
+
+static inline void spin_unlock(spinlock_t *lock)
+{
+	lockstat_release(lock);
+	__ticket_spin_unlock(lock);
 	preempt_enable();
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "lockstat.h"
 #include "sched.h"
 #include "tsc.h"
 
@@ -51,20 +52,53 @@ static inline void __decb_spin_wait(decb_spinlock_t *lock)
 	} while (!__decb_try(lock));
 }
 
-static inline void decb_spin_lock(decb_spinlock_t *lock)
+/* CONFIG_LOCK_STAT's counts for one lock, kept by its taker. */
+struct lock_class_stats {
+	unsigned long acquisitions;
+	unsigned long contentions;
+	uint64_t waittime;		/* cycles, waits only */
+};
+
+/* Counted in *stats if given; a wait is timed in the slow path only. */
+static inline void __decb_spin_lock(decb_spinlock_t *lock,
+				    struct lock_class_stats *stats)
 {
-	preempt_disable();
+	uint64_t t0 = 0;
+
+	if (stats)
+		stats->acquisitions++;
 	if (likely(__decb_try(lock)))
 		return;
+	if (stats)
+		t0 = rdtsc_ordered();
 	__decb_spin_wait(lock);
+	if (stats) {
+		stats->contentions++;
+		stats->waittime += rdtsc_ordered() - t0;
+	}
+}
+
+/* decb_spin_lock() that counts into *stats. */
+static inline void decb_spin_lock_account(decb_spinlock_t *lock,
+					  struct lock_class_stats *stats)
+{
+	preempt_disable();
+	lockstat_acquire(lock, false, __decb_spin_lock(lock, stats));
+}
+
+static inline void decb_spin_lock(decb_spinlock_t *lock)
+{
+	decb_spin_lock_account(lock, NULL);
 }
 
 /* spin_trylock_string: xchgb 0, took it if the old byte was positive. */
 static inline bool decb_spin_trylock(decb_spinlock_t *lock)
 {
 	preempt_disable();
-	if (__atomic_exchange_n(&lock->slock, 0, __ATOMIC_ACQUIRE) > 0)
+	if (__atomic_exchange_n(&lock->slock, 0, __ATOMIC_ACQUIRE) > 0) {
+		lockstat_trylock(lock, false, true);
 		return true;
+	}
 	preempt_enable();
 	return false;
 }
@@ -72,6 +106,7 @@ static inline bool decb_spin_trylock(decb_spinlock_t *lock)
 /* spin_unlock_string: movb $1. */
 static inline void decb_spin_unlock(decb_spinlock_t *lock)
 {
+	lockstat_release(lock);
 	__atomic_store_n(&lock->slock, 1, __ATOMIC_RELEASE);
 	preempt_enable();
 }
@@ -80,25 +115,5 @@ static inline bool decb_spin_is_locked(decb_spinlock_t *lock)
 {
 	return __atomic_load_n(&lock->slock, __ATOMIC_RELAXED) <= 0;
 }
-
-/* CONFIG_LOCK_STAT's counts for one lock, kept by its taker. */
-struct lock_class_stats {
-	unsigned long acquisitions;
-	unsigned long contentions;
-	uint64_t waittime;		/* cycles, waits only */
-};
-
-/* decb_spin_lock() that counts; a wait is timed in the slow path only. */
-#define decb_spin_lock_account(lock, stats) do {			\
-	preempt_disable();						\
-	(stats)->acquisitions++;					\
-	if (unlikely(!__decb_try(lock))) {				\
-		uint64_t __t0 = rdtsc_ordered();			\
-									\
-		__decb_spin_wait(lock);					\
-		(stats)->contentions++;					\
-		(stats)->waittime += rdtsc_ordered() - __t0;		\
-	}								\
-} while (0)
 
 #endif

@@ -36,6 +36,8 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 	vfsmount_2_6_init(mnt);
 	mnt->mnt_devname = name;
 	atomic_set(&mnt->__mnt_writers, 0);
+	/* on mnt_count's line: one class, as a visit to either moves it */
+	lockstat_register(&mnt->__mnt_writers, "vfsmount", 1, LOCKSTAT_LINE);
 	return mnt;
 }
 
@@ -55,12 +57,14 @@ static int mnt_want_write(struct vfsmount *mnt)
 	int ret = 0;
 
 	preempt_disable();
+	lockstat_visit(&mnt->__mnt_writers);
 	atomic_inc(&mnt->__mnt_writers);
 	smp_mb__after_atomic();
 	while (READ_ONCE(mnt->mnt_flags) & MNT_WRITE_HOLD)
 		cpu_relax();
 	smp_rmb();
 	if (__mnt_is_readonly(mnt)) {
+		lockstat_visit(&mnt->__mnt_writers);
 		atomic_dec(&mnt->__mnt_writers);
 		ret = -EROFS;
 	}
@@ -70,6 +74,7 @@ static int mnt_want_write(struct vfsmount *mnt)
 
 static void mnt_drop_write(struct vfsmount *mnt)
 {
+	lockstat_visit(&mnt->__mnt_writers);
 	atomic_dec(&mnt->__mnt_writers);
 }
 

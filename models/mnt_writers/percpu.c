@@ -61,7 +61,12 @@ static void init_mnt_writers(void)
 
 		spin_lock_init(&writer->lock);
 		writer->count = 0;
+		/* count and mnt share the lock's line */
+		lockstat_register(&writer->lock, "mnt_writer", 1,
+				  LOCKSTAT_SPIN | LOCKSTAT_PER_CPU);
 	}
+	/* handle_write_count_underflow() takes it to coalesce */
+	lockstat_register(&vfsmount_lock, "vfsmount_lock", 1, LOCKSTAT_SPIN);
 }
 
 static struct vfsmount *alloc_vfsmnt(const char *name)
@@ -71,6 +76,8 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 	vfsmount_2_6_init(mnt);
 	mnt->mnt_devname = name;
 	atomic_set(&mnt->__mnt_writers, 0);
+	/* on mnt_count's line: one class, as a visit to either moves it */
+	lockstat_register(&mnt->__mnt_writers, "vfsmount", 1, LOCKSTAT_LINE);
 	return mnt;
 }
 
@@ -84,6 +91,7 @@ static inline void __clear_mnt_count(struct mnt_writer *cpu_writer)
 	 */
 	if (!cpu_writer->count)
 		return;
+	lockstat_visit(&cpu_writer->mnt->__mnt_writers);
 	atomic_add(cpu_writer->count, &cpu_writer->mnt->__mnt_writers);
 	cpu_writer->count = 0;
 }
@@ -191,6 +199,7 @@ static void mnt_drop_write(struct vfsmount *mnt)
 		cpu_writer->count--;
 	} else {
 		must_check_underflow = 1;
+		lockstat_visit(&mnt->__mnt_writers);
 		atomic_dec(&mnt->__mnt_writers);
 	}
 

@@ -43,6 +43,10 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 		mnt->mnt_node_writers[node] =
 			kzalloc_node(sizeof(struct mnt_node_writer), node);
 		spin_lock_init(&mnt->mnt_node_writers[node]->lock);
+		/* the count it guards shares its line */
+		lockstat_register(&mnt->mnt_node_writers[node]->lock,
+				  "mnt_node_writer", 1,
+				  LOCKSTAT_SPIN | LOCKSTAT_PER_NODE);
 	}
 	return mnt;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/percpu.h"
 #include "../../lib/kernel/rcu.h"
 #include "../../lib/kernel/spinlock.h"
@@ -60,9 +61,14 @@ static void unlock_mount_hash(void)
 static struct vfsmount *alloc_vfsmnt(const char *name)
 {
 	struct mount *mnt = mnt_cache_zalloc(sizeof(*mnt));
+	int cpu;
 
 	(void)name;
 	mnt->mnt_pcp = alloc_percpu(struct mnt_pcp);
+	/* its CPU's line alone: the counts are the design's whole point */
+	for_each_possible_cpu(cpu)
+		lockstat_register(per_cpu_ptr(mnt->mnt_pcp, cpu), "mnt_pcp", 1,
+				  LOCKSTAT_LINE | LOCKSTAT_PER_CPU);
 	this_cpu_ptr(mnt->mnt_pcp)->mnt_count = 1;
 	mnt->mnt_ns = &init_mnt_ns;
 	return &mnt->mnt;
@@ -70,6 +76,7 @@ static struct vfsmount *alloc_vfsmnt(const char *name)
 
 static inline void mnt_add_count(struct mount *mnt, int n)
 {
+	lockstat_visit(this_cpu_ptr(mnt->mnt_pcp));
 	this_cpu_add(this_cpu_ptr(mnt->mnt_pcp)->mnt_count, n);
 }
 
@@ -116,11 +123,13 @@ static void mntput(struct vfsmount *m)
 
 static inline void mnt_inc_writers(struct mount *mnt)
 {
+	lockstat_visit(this_cpu_ptr(mnt->mnt_pcp));
 	this_cpu_inc(this_cpu_ptr(mnt->mnt_pcp)->mnt_writers);
 }
 
 static inline void mnt_dec_writers(struct mount *mnt)
 {
+	lockstat_visit(this_cpu_ptr(mnt->mnt_pcp));
 	this_cpu_dec(this_cpu_ptr(mnt->mnt_pcp)->mnt_writers);
 }
 

@@ -17,6 +17,7 @@
 
 #include "../../lib/kernel/atomic.h"
 #include "../../lib/kernel/list.h"
+#include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/spinlock.h"
 
 struct dentry;
@@ -65,7 +66,11 @@ extern spinlock_t vfsmount_lock;
 void mntget_2_6(struct vfsmount *mnt);
 void mntput_2_6(struct vfsmount *mnt);
 
-/* The mount's own reference, as alloc_vfsmnt() sets mnt_count. */
+/*
+ * The mount's own reference, as alloc_vfsmnt() sets mnt_count.  For
+ * lockstat, mnt_count's line is a shared resource every open and close
+ * visits twice (mntget, mntput), one line a visit.
+ */
 #define vfsmount_2_6_init(mnt)						\
 	do {								\
 		INIT_LIST_HEAD(&(mnt)->mnt_hash);			\
@@ -77,9 +82,15 @@ void mntput_2_6(struct vfsmount *mnt);
 		INIT_LIST_HEAD(&(mnt)->mnt_slave_list);			\
 		INIT_LIST_HEAD(&(mnt)->mnt_slave);			\
 		atomic_set(&(mnt)->mnt_count, 1);			\
+		lockstat_register(&(mnt)->mnt_count, "vfsmount", 1,	\
+				  LOCKSTAT_LINE);			\
 	} while (0)
 
-#define mntget(mnt)	atomic_inc(&(mnt)->mnt_count)
+#define mntget(mnt)							\
+	do {								\
+		lockstat_visit(&(mnt)->mnt_count);			\
+		atomic_inc(&(mnt)->mnt_count);				\
+	} while (0)
 
 /*
  * mntput(): the expiry mark's store, then mntput_no_expire()'s
@@ -88,6 +99,7 @@ void mntput_2_6(struct vfsmount *mnt);
  */
 #define mntput(mnt)							\
 	do {								\
+		lockstat_visit(&(mnt)->mnt_count);			\
 		(mnt)->mnt_expiry_mark = 0;				\
 		if (atomic_dec_and_lock(&(mnt)->mnt_count, &vfsmount_lock)) { \
 			spin_unlock(&vfsmount_lock);			\

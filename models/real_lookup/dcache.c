@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/kernel/lockstat.h"
 #include "dcache.h"
 
 #define GOLDEN_RATIO_PRIME	0x9e37fffffffc0001UL
@@ -77,6 +78,30 @@ static unsigned long d_hash_index(struct dentry *parent, unsigned long hash)
 	return hash & ((1UL << d_hash_shift) - 1);
 }
 
+/*
+ * For lockstat: 2.6.32's dcache_lock, or today's LRU lock, hash bucket
+ * and in-lookup locks, each visit two lines: the lock's and a list's
+ * (the LRU head and a neighbour dentry's link, a hash chain's head, the
+ * parent's d_subdirs).  Sixteen bucket locks share a line, one instance.
+ */
+static void dcache_lockstat_register(unsigned long buckets)
+{
+	unsigned long i;
+
+	if (!vfs_scale) {
+		lockstat_register(&dcache_lock, "dcache_lock", 2,
+				  LOCKSTAT_SPIN);
+		return;
+	}
+	lockstat_register(&lru_lock, "lru_lock", 2, LOCKSTAT_SPIN);
+	for (i = 0; i < buckets; i++)
+		lockstat_register(&d_hash_locks[i], "d_hash_lock", 2,
+				  LOCKSTAT_SPIN);
+	for (i = 0; i < (1UL << IN_LOOKUP_SHIFT); i++)
+		lockstat_register(&in_lookup_locks[i], "in_lookup_lock", 2,
+				  LOCKSTAT_SPIN);
+}
+
 void dcache_init(unsigned long max_dentries, bool scale)
 {
 	unsigned long i, n;
@@ -96,6 +121,7 @@ void dcache_init(unsigned long max_dentries, bool scale)
 	nr_dentry = 0;
 	max_unused = max_dentries;
 	vfs_scale = scale;
+	dcache_lockstat_register(n);
 }
 
 static bool d_same_name(struct dentry *dentry, struct dentry *parent,
@@ -209,6 +235,7 @@ struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 	struct dentry *dentry = __d_alloc(parent, name);
 
 	if (!vfs_scale) {
+		lockstat_visit(&parent->d_count);
 		atomic_inc(&parent->d_count);
 		spin_lock(&dcache_lock);
 		list_add(&dentry->d_child, &parent->d_subdirs);
@@ -265,6 +292,9 @@ struct dentry *d_lookup(struct dentry *parent, const struct qstr *name)
  */
 static void d_put_parent(struct dentry *parent)
 {
+	/* today under the parent's d_lock, on the line it holds */
+	if (!vfs_scale)
+		lockstat_visit(&parent->d_count);
 	WARN_ON(atomic_add_return(-1, &parent->d_count) <= 0);
 }
 
@@ -349,6 +379,7 @@ static int lockref_put_return(struct dentry *dentry)
 	uint64_t old = __atomic_load_n(&dentry->d_lockref, __ATOMIC_RELAXED);
 	uint32_t lock;
 
+	lockstat_visit(&dentry->d_lockref);
 	for (;;) {
 		lock = (uint32_t)old;
 		if ((uint16_t)lock != (uint16_t)(lock >> TICKET_SHIFT))
@@ -435,6 +466,7 @@ static void dentry_kill(struct dentry *dentry)
 void dput(struct dentry *dentry)
 {
 	if (!vfs_scale) {
+		lockstat_visit(&dentry->d_count);
 		if (!atomic_dec_and_lock(&dentry->d_count, &dcache_lock))
 			return;
 		if (d_unhashed(dentry)) {
@@ -496,6 +528,7 @@ void d_lookup_done(struct dentry *dentry)
 
 static unsigned long start_dir_add(struct inode *dir)
 {
+	lockstat_visit(&dir->i_dir_seq);
 	for (;;) {
 		unsigned long n = READ_ONCE(dir->i_dir_seq);
 

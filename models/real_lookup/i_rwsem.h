@@ -9,6 +9,7 @@
 #define KSCALE_REAL_LOOKUP_I_RWSEM_H
 
 #include "../../lib/kernel/atomic.h"
+#include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/sched.h"
 #include "../../lib/kernel/tsc.h"
 
@@ -33,8 +34,8 @@ static inline void down_read_slowpath(struct rw_semaphore *sem)
 	}
 }
 
-/* down_read() that adds the cycles of its slow path to *wait. */
-static inline void down_read_account(struct rw_semaphore *sem, uint64_t *wait)
+static inline void __down_read_account(struct rw_semaphore *sem,
+				       uint64_t *wait)
 {
 	uint64_t t0;
 
@@ -47,19 +48,32 @@ static inline void down_read_account(struct rw_semaphore *sem, uint64_t *wait)
 	*wait += rdtsc_ordered() - t0;
 }
 
+/* down_read() that adds the cycles of its slow path to *wait. */
+static inline void down_read_account(struct rw_semaphore *sem, uint64_t *wait)
+{
+	lockstat_acquire(sem, true, __down_read_account(sem, wait));
+}
+
 static inline void up_read(struct rw_semaphore *sem)
 {
+	lockstat_release(sem);
 	atomic_long_add_return(-RWSEM_READER_BIAS, &sem->count);
 }
 
-static inline void down_write(struct rw_semaphore *sem)
+static inline void __down_write(struct rw_semaphore *sem)
 {
 	while (cmpxchg(&sem->count.counter, 0L, RWSEM_WRITER_LOCKED) != 0)
 		yield();
 }
 
+static inline void down_write(struct rw_semaphore *sem)
+{
+	lockstat_acquire(sem, false, __down_write(sem));
+}
+
 static inline void up_write(struct rw_semaphore *sem)
 {
+	lockstat_release(sem);
 	atomic_long_add_return(-RWSEM_WRITER_LOCKED, &sem->count);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "../../lib/kernel/list.h"
+#include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/wait.h"
 #include "real_lookup.h"
 
@@ -45,6 +46,9 @@ void icache_init(unsigned long max_inodes)
 	inode_hashtable = calloc(n, sizeof(*inode_hashtable));
 	i_hash_mask = n - 1;
 	icache_max = max_inodes;
+	/* its line, and a hash chain's or the LRU's */
+	if (max_inodes)
+		lockstat_register(&inode_lock, "inode_lock", 2, LOCKSTAT_SPIN);
 }
 
 void icache_exit(void)

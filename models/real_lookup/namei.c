@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../../lib/kernel/delay.h"
+#include "../../lib/kernel/lockstat.h"
 #include "real_lookup.h"
 
 #define ERR_PTR(e)	((void *)(long)(e))
@@ -175,14 +176,35 @@ static struct dentry *walk_component(struct dentry *parent,
 	return dentry;
 }
 
+/*
+ * For lockstat, each directory's lock is an instance of its class, one
+ * line a visit (the mutex's count, or i_rwsem's): what it guards is
+ * counted by the dcache's own locks.  i_dir_seq, which every 4.7 miss
+ * bumps, sits on i_rwsem's line.  The dentry's line is visited by every
+ * lookup's walk (d_lock and d_count, one word today).
+ */
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops)
 {
 	struct inode *inode = calloc(1, sizeof(*inode));
+	struct dentry *dir;
 
 	mutex_init(&inode->i_mutex);
 	init_rwsem(&inode->i_rwsem);
 	inode->i_flags = ops->dir_flags;
-	return d_make_root(inode);
+	if (ops->vfs_scale) {
+		/* its waiters yield the CPU, as sleepers would */
+		lockstat_register(&inode->i_rwsem, "i_rwsem", 1,
+				  LOCKSTAT_RWSEM);
+		lockstat_register(&inode->i_dir_seq, "i_dir_seq", 1,
+				  LOCKSTAT_LINE);
+	} else if (!IS_IMMUTABLE(inode)) {
+		lockstat_register(&inode->i_mutex, "i_mutex", 1,
+				  LOCKSTAT_MUTEX);
+	}
+	dir = d_make_root(inode);
+	lockstat_register(&dir->d_lock, "dir_dentry", 1, LOCKSTAT_SPIN);
+	lockstat_register(&dir->d_count, "dir_dentry", 1, LOCKSTAT_SPIN);
+	return dir;
 }
 
 void magic_dir_destroy(struct dentry *dir)

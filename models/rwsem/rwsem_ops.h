@@ -7,12 +7,16 @@
  * through its struct rwsem_ops.  A lock lives in a struct rwsem_storage:
  * 40 bytes, as both kernels' struct rw_semaphore are on x86_64 (each
  * file checks that its own fits), so a structure embedding one keeps the
- * kernel's layout whichever version runs in it.
+ * kernel's layout whichever version runs in it.  The ops account each
+ * hold to lockstat (lockstat.h): a downgrade ends a write visit and
+ * starts a read visit.
  */
 #ifndef KSCALE_RWSEM_OPS_H
 #define KSCALE_RWSEM_OPS_H
 
 #include <stdbool.h>
+
+#include "../../lib/kernel/lockstat.h"
 
 struct task_struct;
 
@@ -50,31 +54,41 @@ static void _ops##_init(struct rwsem_storage *s)			\
 }									\
 static void _ops##_down_read(struct rwsem_storage *s)			\
 {									\
-	down_read((struct rw_semaphore *)s);				\
+	lockstat_acquire(s, true, down_read((struct rw_semaphore *)s));	\
 }									\
 static int _ops##_down_read_trylock(struct rwsem_storage *s)		\
 {									\
-	return down_read_trylock((struct rw_semaphore *)s);		\
+	int ret = down_read_trylock((struct rw_semaphore *)s);		\
+									\
+	lockstat_trylock(s, true, ret);					\
+	return ret;							\
 }									\
 static void _ops##_up_read(struct rwsem_storage *s)			\
 {									\
+	lockstat_release(s);						\
 	up_read((struct rw_semaphore *)s);				\
 }									\
 static void _ops##_down_write(struct rwsem_storage *s)			\
 {									\
-	down_write((struct rw_semaphore *)s);				\
+	lockstat_acquire(s, false, down_write((struct rw_semaphore *)s)); \
 }									\
 static int _ops##_down_write_trylock(struct rwsem_storage *s)		\
 {									\
-	return down_write_trylock((struct rw_semaphore *)s);		\
+	int ret = down_write_trylock((struct rw_semaphore *)s);		\
+									\
+	lockstat_trylock(s, false, ret);				\
+	return ret;							\
 }									\
 static void _ops##_up_write(struct rwsem_storage *s)			\
 {									\
+	lockstat_release(s);						\
 	up_write((struct rw_semaphore *)s);				\
 }									\
 static void _ops##_downgrade_write(struct rwsem_storage *s)		\
 {									\
+	lockstat_release(s);						\
 	downgrade_write((struct rw_semaphore *)s);			\
+	lockstat_trylock(s, true, true);				\
 }									\
 const struct rwsem_ops _ops = {						\
 	.name			= _name,				\

@@ -139,15 +139,19 @@ static inline struct shmem_sb_info *shmem_sb_books(struct inode *inode)
 /* VM_ACCOUNT objects are charged whole at setup: nothing per block. */
 static inline int shmem_acct_size(unsigned long flags, long long size)
 {
-	if (flags & VM_ACCOUNT)
+	if (flags & VM_ACCOUNT) {
+		lockstat_visit(&vm_committed_space);
 		atomic_long_add_return(size >> PAGE_SHIFT, &vm_committed_space);
+	}
 	return 0;
 }
 
 static inline void shmem_unacct_size(unsigned long flags, long long size)
 {
-	if (flags & VM_ACCOUNT)
+	if (flags & VM_ACCOUNT) {
+		lockstat_visit(&vm_committed_space);
 		atomic_long_add_return(-(size >> PAGE_SHIFT), &vm_committed_space);
+	}
 }
 
 static void shmem_free_block(struct inode *inode)
@@ -590,6 +594,19 @@ static void shmem_fill_super(unsigned long size_limit)
 	shm_sbinfo->free_blocks = shm_sbinfo->max_blocks;
 	shm_sbinfo->max_inodes = shm_sbinfo->free_inodes = (unsigned long)-1;
 	spin_lock_init(&shm_sbinfo->stat_lock);
+	/*
+	 * The counts it guards share its line; a shared inode's i_blocks
+	 * is counted with info->lock's lines.
+	 */
+	lockstat_register(&shm_sbinfo->stat_lock, "stat_lock", 1,
+			  LOCKSTAT_SPIN);
+}
+
+/* Every mapping's setup and last unmap: one line of its own. */
+static void register_vm_committed_space(void)
+{
+	lockstat_register(&vm_committed_space, "vm_committed_space", 1,
+			  LOCKSTAT_LINE);
 }
 
 static void mount_stat_lock(unsigned long size_limit)
@@ -598,6 +615,7 @@ static void mount_stat_lock(unsigned long size_limit)
 	shmem_fill_super(size_limit);
 	shm_sb->s_fs_info = shm_sbinfo;
 	seed_patch = false;
+	register_vm_committed_space();
 }
 
 static void mount_nosbinfo(unsigned long size_limit)
@@ -611,6 +629,23 @@ static void mount_no_sbinfo(unsigned long size_limit)
 	alloc_shm_sb();
 	shm_sb->s_fs_info = NULL;
 	seed_patch = false;
+	register_vm_committed_space();
+}
+
+/*
+ * info->lock: its own line (alloced, next_index, the first i_direct
+ * entries) and the inode's, whose i_blocks stat_lock's holders write
+ * under it; tree_lock: the mapping's line (nrpages) and the tree's slot,
+ * in the faulting thread's own range.
+ */
+static void register_shared(struct file *file)
+{
+	struct inode *inode = file->f_inode;
+
+	lockstat_register(&SHMEM_I(inode)->lock, "info_lock", 2,
+			  LOCKSTAT_SPIN);
+	lockstat_register(&inode->i_data.tree_lock, "tree_lock", 1,
+			  LOCKSTAT_SPIN);
 }
 
 static void sb_stats(struct shmem_stats *st)
@@ -643,6 +678,7 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 		.shmem_fault = shmem_nopage,		\
 		.shmem_release = release_range,		\
 		.fput = shmem_delete_inode,		\
+		.lockstat_register = register_shared,	\
 		.shmem_stats = shmem_stats,		\
 		.sb_stats = sb_stats,			\
 	}

@@ -43,6 +43,11 @@ struct shmem_fault_ops {
 			      unsigned long end);
 	/* munmap() of the last mapping: the object and its pages go. */
 	void (*fput)(struct file *file);
+	/*
+	 * Every thread faults this object: its locks are shared resources
+	 * to lockstat (a thread's own object's are not).
+	 */
+	void (*lockstat_register)(struct file *file);
 	void (*shmem_stats)(struct file *file, struct shmem_stats *st);
 	/* Superblock-wide totals, to check the books balance at the end. */
 	void (*sb_stats)(struct shmem_stats *st);

@@ -207,6 +207,21 @@ static void shm_mount(unsigned long size_limit)
 {
 }
 
+/*
+ * Each lock and the counts it guards on one line: xa_lock and nrpages,
+ * i_lock and i_blocks, info->lock and alloced (in a calloc()ed object
+ * the last two may share one).
+ */
+static void register_shared(struct file *file)
+{
+	struct inode *inode = file->f_inode;
+
+	lockstat_register(&inode->i_data.xa_lock, "xa_lock", 1, LOCKSTAT_SPIN);
+	lockstat_register(&inode->i_lock, "i_lock", 1, LOCKSTAT_SPIN);
+	lockstat_register(&SHMEM_I(inode)->lock, "info_lock", 1,
+			  LOCKSTAT_SPIN);
+}
+
 static void sb_stats(struct shmem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -229,6 +244,7 @@ const struct shmem_fault_ops shmem_fault_upstream = {
 	.shmem_fault = shmem_fault,
 	.shmem_release = shmem_undo_range,
 	.fput = shmem_evict_inode,
+	.lockstat_register = register_shared,
 	.shmem_stats = shmem_stats,
 	.sb_stats = sb_stats,
 };

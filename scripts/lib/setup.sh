@@ -9,6 +9,9 @@ KSCALE_PACKAGES=(
 	gnuplot-nox python3 python3-scipy
 	libcmocka-dev
 	fio xfsprogs linux-perf
+	# lkp-tests (tests/test_lkp.sh, README "Running on lkp-tests")
+	ruby ruby-activesupport ruby-tty-command ruby-git ruby-term-ansicolor
+	ruby-colorize
 )
 
 # The KSCALE_PACKAGES that dpkg does not report as installed.

@@ -631,5 +631,46 @@ test_bench_cpu_counts
 test_bench_calibration
 test_run_headline
 test_run_interrupted
+
+# kscale predict on a tiny profiled run: its tables, files and plots, and
+# bad input refused in one line with nothing written.
+test_predict() {
+	local dir=$tmp/predict
+	local json=$dir/results/p_mnt.json plots=$dir/plots
+
+	run "$kscale" predict --help
+	check "kscale predict --help" expect_usage predict
+	if ! "$bench" --help 2>&1 | grep -q -- '--profile'; then
+		printf 'skipping kscale predict on a real run: %s has no --profile\n' "$bench"
+		return
+	fi
+	mkdir -p -- "$dir/results"
+	run "$bench" --variants=atomic,percpu --cpus=1,2 --profile --duration=0.05 \
+		--warmup=0.01 --benchmark_repetitions=4 "--benchmark_out=$json" \
+		--benchmark_out_format=json
+	check "mnt_writers --profile exits 0" test "$status" -eq 0
+	run "$kscale" predict "$json" "--out-dir=$plots"
+	check "predict exits 0" test "$status" -eq 0
+	check "predict validates at 2 threads" grep -Eq '^atomic +2 +4 profiled ' "$tmp/out"
+	check "predict tabulates to 512 CPUs" grep -Eq '^Variant +Validation +1 +2 +4 .* 512$' "$tmp/out"
+	check "predict refuses the USL on 2 CPUs" \
+		grep -q '^USL: needs 3 or more CPU counts, have 2$' "$tmp/out"
+	check "predict has a line per seed" grep -Eq '^000 +atomic -> percpu ' "$tmp/out"
+	check "predict.txt written" test -s "$dir/results/predict.txt"
+	check "predict.md written" grep -q '^| Variant |' "$dir/results/predict.md"
+	if command -v gnuplot >/dev/null; then
+		check "predict plot written" png_written "$plots"
+	fi
+	rm -rf -- "$plots" "$dir/results/predict.txt" "$dir/results/predict.md"
+	run "$kscale" predict "$json" --machine=no-such-machine "--out-dir=$plots"
+	check "predict: unknown machine" expect_error 2
+	check "predict: unknown machine writes nothing" only_files "$dir/results" p_mnt.json
+	run "$kscale" predict "$json" "--seed-scale=$dir/none.tsv" "--out-dir=$plots"
+	check "predict: missing seed-scale" expect_error 2
+	check "predict: missing seed-scale writes nothing" only_files "$dir/results" p_mnt.json
+	check "predict: no plots on bad input" test ! -e "$plots"
+}
+
+test_predict
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0))
