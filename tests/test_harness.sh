@@ -23,7 +23,8 @@ run() {
 		>/dev/null 2>"$tmp/err" || status=$?
 }
 
-# DELAY_NS TOLERANCE_PCT CPUS: every point's best rate within TOLERANCE of
+# DELAY_NS TOLERANCE_PCT CPUS: every point's best rate per second of CPU
+# the threads got (ops_per_sec / cpu_busy_pct) within TOLERANCE of
 # threads x 1e9 / DELAY_NS (the best: another process on the machine can
 # only slow a repetition down); real_time x threads is the window; set-up on
 # thread 0's CPU, every op on its thread's CPU, run.stop cache-aligned,
@@ -51,7 +52,9 @@ for b in doc["benchmarks"]:
     assert b["controller_shares_cpu"] == (t >= nr_cpus), b["name"]
 assert points, "no runs"
 for (variant, t), runs in sorted(points.items()):
-    rate = max(b["ops_per_sec"] for b in runs)
+    # per second the threads ran: another process's time on the CPUs
+    # (a busy host) slows the wall-clock rate, not this one
+    rate = max(b["ops_per_sec"] * 100 / b["cpu_busy_pct"] for b in runs)
     want = t * 1e9 / delay
     err = 100 * (rate - want) / want
     print(f"  {variant} threads {t}: {rate:.0f} ops/s, want {want:.0f}: "
