@@ -8,6 +8,10 @@
  * progress; a wake-up onto a busy CPU sets its need_resched; on_cpu is
  * false for a task that sleeps or waits for its turn; scheduling while
  * atomic is a BUG, and so is a task the host put to sleep while atomic.
+ * A task asleep on a timer or the model disk, alone on its CPU, runs again
+ * when it wakes even where a host thread at the tasks' priority that never
+ * yields shares the CPU (another process's model task alone on its CPU),
+ * round after round of task sets started and stopped.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -414,6 +418,103 @@ static void test_host_sleep_in_atomic_section_is_a_bug(void **state)
 	assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+#define HOGGED_ROUNDS	3
+#define HOGGED_READS	200
+#define HOGGED_READ_NS	100000ull
+#define HOG_MS		1000	/* then it stops: the run ends, even broken */
+
+struct hogged {
+	struct request_queue q;
+	int running;		/* the task is in its loop: the hog may spin */
+	int done;		/* the task made all its reads */
+	int saw_done;		/* ... while the hog still had the CPU */
+	unsigned long reads;
+	unsigned long reads_before_hog;	/* made before the hog began */
+};
+
+/*
+ * Another process's model task alone on CPU 0: SCHED_FIFO at the tasks'
+ * priority, never yielding (its own tick never fires).  It waits for the
+ * task to run first, so that it competes with a running task, not with
+ * one still becoming one.
+ */
+static void *hog(void *arg)
+{
+	struct sched_param sp = { .sched_priority = SCHED_PRIO_TASK };
+	struct hogged *h = arg;
+	cpu_set_t set;
+	double start;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		abort();
+	while (!READ_ONCE(h->running))
+		usleep(1000);
+	h->reads_before_hog = READ_ONCE(h->reads);
+	start = test_now_ms();
+	while (!READ_ONCE(h->done) && test_now_ms() - start < HOG_MS)
+		cpu_relax();
+	h->saw_done = READ_ONCE(h->done);
+	return NULL;
+}
+
+/* Reads from the model disk and sleeps on a timer, in turns, as I/O does. */
+static void hogged_reader(struct test_thread *t)
+{
+	struct hogged *h = t->arg;
+	int i;
+
+	WRITE_ONCE(h->running, 1);
+	for (i = 0; i < HOGGED_READS; i++) {
+		if (i & 1)
+			blk_read_sync(&h->q, HOGGED_READ_NS);
+		else
+			schedule_timeout_ns(HOGGED_READ_NS);
+		WRITE_ONCE(h->reads, h->reads + 1);
+		cond_resched();		/* the return to user space */
+	}
+	WRITE_ONCE(h->done, 1);
+}
+
+/*
+ * The timer's wake-up finds the task's CPU idle in the model: the task
+ * runs at once, as in the kernel, and does not yield its CPU to the host
+ * thread it interrupted (bench real_lookup --fs-io-us beside another
+ * bench: every repetition 0 operations, 0 CPU, until that one's window
+ * ended).  200 reads of 0.1 ms take some 25 ms; starved, the task would
+ * finish only when the hog gives up after a second.
+ */
+static void test_timed_sleeper_is_not_starved_by_a_host_thread(void **state)
+{
+	struct hogged *h;
+	pthread_t hog_thread;
+	int round;
+
+	need_fifo();
+	for (round = 0; round < HOGGED_ROUNDS; round++) {
+		h = calloc(1, sizeof(*h));
+		blk_queue_init(&h->q, 1);
+		if (pthread_create(&hog_thread, NULL, hog, h))
+			abort();
+		test_race_tasks(1, 1, hogged_reader, h);	/* on CPU 0 */
+		pthread_join(hog_thread, NULL);
+		print_message("round %d: reads %lu..%d beside the hog, %s\n",
+			      round, h->reads_before_hog, HOGGED_READS,
+			      h->saw_done ? "while it spun" :
+			      "only after it gave up: starved");
+		/* the hog competed for most of the reads */
+		assert_true(h->reads_before_hog < HOGGED_READS / 2);
+		assert_int_equal(h->saw_done, 1);
+		assert_int_equal(h->reads, HOGGED_READS);
+		assert_int_equal(h->q.in_flight, 0);
+		free(h);
+	}
+	/* nothing left queued on the CPU from the rounds */
+	assert_int_equal(cpu_rq(0)->nr_running, 0);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -430,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_a_bug),
 		cmocka_unit_test(test_block_device_depth_fifo_asleep),
+		cmocka_unit_test(test_timed_sleeper_is_not_starved_by_a_host_thread),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -282,7 +282,10 @@ void yield(void)
 
 /*
  * state -> state|TASK_ASLEEP: off the run queue, unless a wake-up came
- * first (then it stays TASK_RUNNING and we do not sleep).
+ * first (then it stays TASK_RUNNING and we do not sleep).  Off the CPU
+ * (on_cpu 0) before off the rq: a timer's wake-up that finds the rq empty
+ * runs at once, ahead of this thread's last steps into its futex, and a
+ * spinner must not wait for an owner that is no longer running.
  */
 static bool try_to_sleep(struct task_struct *p)
 {
@@ -293,10 +296,10 @@ static bool try_to_sleep(struct task_struct *p)
 					 false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST))
 		return false;
-	if (p->rq)
-		deactivate_task(p->rq);
 	p->nvcsw++;
 	switched_out(p);
+	if (p->rq)
+		deactivate_task(p->rq);
 	return true;
 }
 
@@ -357,8 +360,17 @@ void schedule(void)
 
 /*
  * The timer's interrupt wakes the task: it sleeps raised above the other
- * tasks, so on expiry (or a wake-up) it takes the CPU only long enough to
- * queue itself behind them, as the hrtimer callback would.
+ * tasks, so on expiry (or a wake-up) it takes the CPU at once, as the
+ * hrtimer callback would, and enqueues itself (try_to_wake_up()).  Back at
+ * the tasks' priority the host puts it at the head of their queue, ahead of
+ * whatever it interrupted.  If another task of the model is runnable here,
+ * that one has the CPU: the wake-up set its need_resched and we queue
+ * behind it (sched_yield()) until it reaches a preemption point.  If none
+ * is, the CPU was idle in the model, and the kernel runs the woken task
+ * straight away: yielding then would hand the CPU to whatever other host
+ * thread shares it at the tasks' priority (another process's model task
+ * alone on its CPU never yields: its tick never fires), for as long as
+ * that thread likes, a whole measurement window if need be.
  */
 void schedule_timeout_ns(uint64_t ns)
 {
@@ -371,12 +383,19 @@ void schedule_timeout_ns(uint64_t ns)
 	set_current_state(TASK_UNINTERRUPTIBLE);
 	if (irq)
 		set_prio(SCHED_FIFO, SCHED_PRIO_IRQ);
-	if (try_to_sleep(p) && !sleep_until_woken(p, &t))
-		wake_up_process(p);
+	/*
+	 * Expired: the timer wakes us, unless another's wake-up is under way
+	 * (TASK_WAKING); then we are runnable once it has queued us.
+	 */
+	if (try_to_sleep(p) && !sleep_until_woken(p, &t) &&
+	    !wake_up_process(p))
+		sleep_until_woken(p, NULL);
 	__set_current_state(TASK_RUNNING);
 	if (irq) {
 		set_prio(SCHED_FIFO, SCHED_PRIO_TASK);
-		sched_yield();
+		/* we are counted: the waker queued us before TASK_RUNNING */
+		if (__atomic_load_n(&p->rq->nr_running, __ATOMIC_ACQUIRE) > 1)
+			sched_yield();
 	}
 	switched_in(p);
 }

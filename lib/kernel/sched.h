@@ -22,7 +22,8 @@
  * Departures: the host still takes the CPU for its interrupts and for a
  * higher-priority thread (the harness's controller), as interrupts take a
  * kernel CPU.  A timer that wakes a task runs as that task raised above
- * the others ("the interrupt"), then queues it.  Without CAP_SYS_NICE the
+ * the others ("the interrupt"), then queues it behind the running task, or
+ * runs it at once where its CPU is idle in the model.  Without CAP_SYS_NICE the
  * tasks stay SCHED_OTHER and the host may switch them out anywhere
  * (sched_fifo is false): the accounting still works, the guarantee not.
  * So do sanitizer builds, whose runtime sleeps inside atomics.
