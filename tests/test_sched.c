@@ -109,10 +109,11 @@ static void holder_task(struct test_thread *t)
 
 static void test_spinlock_holder_is_never_switched_out(void **state)
 {
-	struct holders *h = calloc(1, sizeof(*h));
 	int cpus = test_task_cpus(), n = TASKS_PER_CPU * cpus;
+	struct holders *h;
 
 	need_fifo();
+	h = calloc(1, sizeof(*h));
 	spin_lock_init(&h->lock[0]);
 	spin_lock_init(&h->lock[1]);
 	test_race_tasks(n, cpus, holder_task, h);
