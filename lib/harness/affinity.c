@@ -28,6 +28,21 @@ int affinity_save(struct affinity *a)
 	return -ret;
 }
 
+int affinity_pin(int cpu)
+{
+	size_t size = CPU_ALLOC_SIZE(cpu + 1);
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+	int ret;
+
+	if (!set)
+		return -ENOMEM;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(cpu, size, set);
+	ret = pthread_setaffinity_np(pthread_self(), size, set);
+	CPU_FREE(set);
+	return -ret;
+}
+
 int affinity_restore(struct affinity *a)
 {
 	int ret;

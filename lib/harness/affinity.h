@@ -23,5 +23,7 @@ int affinity_possible_cpus(void);
 int affinity_save(struct affinity *a);
 /* Back to a and free it; 0 or -errno.  An empty a is an error. */
 int affinity_restore(struct affinity *a);
+/* The calling thread on cpu alone; 0 or -errno. */
+int affinity_pin(int cpu);
 
 #endif

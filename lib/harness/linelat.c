@@ -35,21 +35,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int pin_self(int cpu)
-{
-	int nr = affinity_possible_cpus();
-	cpu_set_t *set = CPU_ALLOC(nr);
-	int ret;
-
-	if (!set)
-		return -1;
-	CPU_ZERO_S(CPU_ALLOC_SIZE(nr), set);
-	CPU_SET_S(cpu, CPU_ALLOC_SIZE(nr), set);
-	ret = pthread_setaffinity_np(pthread_self(), CPU_ALLOC_SIZE(nr), set);
-	CPU_FREE(set);
-	return ret ? -1 : 0;
-}
-
 /*
  * Spin without cpu_relax(): a pause would add its own latency (some 140
  * cycles on recent x86) to every transfer seen.
@@ -59,7 +44,7 @@ static void *partner(void *arg)
 	struct pingpong *p = arg;
 	uint32_t want = 1;
 
-	if (pin_self(p->cpu[1])) {
+	if (affinity_pin(p->cpu[1])) {
 		WRITE_ONCE(p->failed, true);
 		return NULL;
 	}
@@ -92,7 +77,7 @@ static void *initiator(void *arg)
 	uint32_t v = 0;
 	int r, i;
 
-	if (pin_self(p->cpu[0]))
+	if (affinity_pin(p->cpu[0]))
 		goto failed;
 	while (!__atomic_load_n(&p->ready, __ATOMIC_ACQUIRE))
 		if (READ_ONCE(p->failed) || now_ns() > deadline)

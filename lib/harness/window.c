@@ -333,24 +333,12 @@ static void wait_threads_left(struct kscale_bench *b,
 static void place_controller(struct kscale_bench *b)
 {
 	struct kscale_run *run = &b->run;
-	size_t size = CPU_ALLOC_SIZE(b->controller_cpu + 1);
-	cpu_set_t *set;
 
 	kscale_set_counter(run, "controller_shares_cpu",
 			   b->controller_cpu < 0);
-	if (b->controller_cpu < 0)
-		return;
-	set = CPU_ALLOC(b->controller_cpu + 1);
-	if (!set) {
-		kscale_fail(run, "out of memory");
-		return;
-	}
-	CPU_ZERO_S(size, set);
-	CPU_SET_S(b->controller_cpu, size, set);
-	if (pthread_setaffinity_np(pthread_self(), size, set))
+	if (b->controller_cpu >= 0 && affinity_pin(b->controller_cpu))
 		kscale_fail(run, "cannot pin the controller to CPU %d",
 			    b->controller_cpu);
-	CPU_FREE(set);
 }
 
 /* Warm up, then one window between two snapshots of every counter. */

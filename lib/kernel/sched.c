@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../harness/affinity.h"
 #include "percpu.h"
 #include "sched.h"
 
@@ -400,25 +401,10 @@ void schedule_timeout_ns(uint64_t ns)
 	switched_in(p);
 }
 
-static int pin_self(int cpu)
-{
-	size_t size = CPU_ALLOC_SIZE(cpu + 1);
-	cpu_set_t *set = CPU_ALLOC(cpu + 1);
-	int ret;
-
-	if (!set)
-		return -ENOMEM;
-	CPU_ZERO_S(size, set);
-	CPU_SET_S(cpu, size, set);
-	ret = pthread_setaffinity_np(pthread_self(), size, set);
-	CPU_FREE(set);
-	return -ret;
-}
-
 int sched_task_start(int cpu)
 {
 	struct task_struct *p = current;
-	int ret = pin_self(cpu);
+	int ret = affinity_pin(cpu);
 
 	if (!ret)
 		ret = sched_tick_start(cpu_rq(cpu));
@@ -465,7 +451,7 @@ int sched_migrate_task(int cpu)
 
 	schedule_debug();
 	if (!p->rq) {
-		ret = pin_self(cpu);
+		ret = affinity_pin(cpu);
 		kscale_set_cpu(cpu);
 		return ret;
 	}
@@ -474,7 +460,7 @@ int sched_migrate_task(int cpu)
 	p->rq = cpu_rq(cpu);
 	p->cpu = cpu;
 	activate_task(p->rq);
-	ret = pin_self(cpu) ?: sched_tick_start(p->rq);
+	ret = affinity_pin(cpu) ?: sched_tick_start(p->rq);
 	kscale_set_cpu(cpu);
 	switched_in(p);
 	return ret;
