@@ -64,6 +64,8 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "torture.h"
+#include "tsc.h"
 
 #define LOCKSTAT_MAX_CLASSES	16
 #define LOCKSTAT_MAX_HELD	8	/* registered locks one thread nests */
@@ -99,6 +101,7 @@ struct lockstat_acc {
 struct lockstat_state {
 	bool enabled;			/* --profile */
 	bool window;			/* instances visited are marked */
+	bool torture;			/* kscale torture: torture.h */
 } ____cacheline_aligned;
 
 extern struct lockstat_state lockstat;
@@ -114,8 +117,8 @@ void lock_visit(const void *addr);
 
 /*
  * `acquire` (a statement that takes lock) timed: the call, then the
- * acquisition.  It is expanded twice so that with --profile off it costs
- * one branch on lockstat.enabled, nothing more.
+ * acquisition.  It is expanded three times so that with --profile and
+ * torture off it costs two branches on one line, nothing more.
  */
 #define lockstat_acquire(lock, read, acquire) do {			\
 	if (unlikely(lockstat.enabled)) {				\
@@ -124,6 +127,11 @@ void lock_visit(const void *addr);
 		acquire;						\
 		if (__held)						\
 			lock_acquired(__held);				\
+	} else if (unlikely(lockstat.torture)) {			\
+		uint64_t __start = rdtsc_ordered();			\
+									\
+		acquire;						\
+		torture_lock_acquired(__start);				\
 	} else {							\
 		acquire;						\
 	}								\
@@ -134,13 +142,17 @@ static inline void lockstat_trylock(const void *lock, bool read, bool taken)
 {
 	if (unlikely(lockstat.enabled) && taken)
 		lock_acquired_try(lock, read);
+	else if (unlikely(lockstat.torture) && taken)
+		torture_lock_acquired(0);
 }
 
-/* Before the store that releases lock. */
+/* Before the store that releases lock: torture holds it longer. */
 static inline void lockstat_release(const void *lock)
 {
 	if (unlikely(lockstat.enabled))
 		lock_release(lock);
+	else if (unlikely(lockstat.torture))
+		torture_lock_release();
 }
 
 /* A locked operation on a registered shared line (an atomic_t). */

@@ -8,6 +8,8 @@ KSCALE_PACKAGES=(
 	libbenchmark-dev libbenchmark-tools libnuma-dev numactl
 	gnuplot-nox python3 python3-scipy
 	libcmocka-dev
+	# fuzzing (tests/fuzz): libFuzzer is clang's, hypothesis drives the Python
+	clang libclang-rt-14-dev python3-hypothesis
 	fio xfsprogs linux-perf
 	# lkp-tests (tests/test_lkp.sh, README "Running on lkp-tests")
 	ruby ruby-activesupport ruby-tty-command ruby-git ruby-term-ansicolor

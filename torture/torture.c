@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The torture framework and its main(): kernel/locking/locktorture.c's
+ * writer loop, stutter and verdict, and kernel/torture.c's shuffler,
+ * for the models of kscale.  Departures: a variant runs for a fixed
+ * time rather than until the module is removed; the quiet points, where
+ * every task is parked between operations so that whole-state
+ * invariants hold exactly, stand in for locktorture's stutter.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/harness/topology.h"
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/lockstat.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/sched.h"
+#include "torture.h"
+
+#define FAIL_MESSAGES	10	/* said per variant; all are counted */
+#define TASK_STACK	(256 * 1024)
+
+/* Between operations, one in ...: a short spin, a sleep, a migration. */
+#define OUTSIDE_SPIN_ONE_IN	8
+#define OUTSIDE_SPIN_NS		1000
+#define OUTSIDE_SLEEP_ONE_IN	2000
+#define OUTSIDE_SLEEP_NS	1000000
+#define MIGRATE_ONE_IN		1000
+
+extern const struct torture_model *const __start_torture_models[];
+extern const struct torture_model *const __stop_torture_models[];
+
+#define for_each_torture_model(m)					\
+	for (const struct torture_model *const *m = __start_torture_models; \
+	     m < __stop_torture_models; m++)
+
+static struct {
+	double seconds;
+	int nr_tasks;
+	int numa_emulate;
+	unsigned long seed;
+	double stall;
+	double quiet_ms;
+} opt = { .seconds = 30, .stall = 10, .quiet_ms = 100 };
+
+int torture_nr_tasks;
+static struct topology topo;
+static const char *variant_name;	/* "model/variant" running */
+static int nr_fail;
+static bool quiesce, stop;
+static int nr_parked;
+static unsigned long nr_quiet;		/* quiet points checked */
+
+void torture_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_fetch_add(&nr_fail, 1, __ATOMIC_RELAXED) >= FAIL_MESSAGES)
+		return;
+	flockfile(stderr);
+	fprintf(stderr, "%s-torture: FAIL: ", variant_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+struct torture_run {
+	const struct torture_model *m;
+	struct torture_task *tasks;
+	pthread_barrier_t start;
+};
+
+/* Asleep until the monitor has checked the quiet state. */
+static void torture_park(struct torture_task *t)
+{
+	__atomic_store_n(&t->parked, true, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&nr_parked, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (!__atomic_load_n(&quiesce, __ATOMIC_ACQUIRE))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+}
+
+/* Between operations: locktorture's writer delays and the shuffler. */
+static void torture_outside(struct torture_task *t)
+{
+	uint32_t r = torture_random();
+
+	if (r % OUTSIDE_SPIN_ONE_IN == 0)
+		ndelay(torture_random() % OUTSIDE_SPIN_NS);
+	if (r % OUTSIDE_SLEEP_ONE_IN == 1)
+		schedule_timeout_ns(torture_random() % OUTSIDE_SLEEP_NS);
+	if (r % MIGRATE_ONE_IN == 2 && topo.nr_cpus > 1 &&
+	    !sched_migrate_task(topo.cpus[torture_random() % topo.nr_cpus]))
+		t->migrations++;
+	cond_resched();
+}
+
+static struct torture_run run;
+
+static void *torture_task_fn(void *arg)
+{
+	struct torture_task *t = arg;
+	int id = t->id;
+
+	if (sched_task_start(topo.cpus[id % topo.nr_cpus])) {
+		torture_fail("task %d: cannot start on CPU %d", id,
+			     topo.cpus[id % topo.nr_cpus]);
+		pthread_barrier_wait(&run.start);
+		return NULL;
+	}
+	t->task = current;
+	torture_rand = opt.seed * 0x9E3779B97F4A7C15ULL + id + 1;
+	memset(&torture_lock_stats, 0, sizeof(torture_lock_stats));
+	pthread_barrier_wait(&run.start);
+	sched_task_run();
+	if (run.m->task_init)
+		run.m->task_init(t);
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&quiesce, __ATOMIC_ACQUIRE))
+			torture_park(t);
+		run.m->op(t);
+		__atomic_store_n(&t->ops, t->ops + 1, __ATOMIC_RELEASE);
+		torture_outside(t);
+	}
+	if (run.m->task_exit)
+		run.m->task_exit(t);
+	t->locks = torture_lock_stats;
+	sched_task_exit();
+	return NULL;
+}
+
+/* Tasks that made no progress since the last look, for stall seconds. */
+static void torture_check_progress(struct torture_task *tasks,
+				   unsigned long *seen, double *since,
+				   double now)
+{
+	int i;
+
+	for (i = 0; i < torture_nr_tasks; i++) {
+		unsigned long ops = __atomic_load_n(&tasks[i].ops,
+						    __ATOMIC_ACQUIRE);
+
+		if (ops != seen[i] ||
+		    __atomic_load_n(&tasks[i].parked, __ATOMIC_ACQUIRE)) {
+			seen[i] = ops;
+			since[i] = now;
+		} else if (since[i] && now - since[i] > opt.stall) {
+			struct task_struct *p = tasks[i].task;
+
+			torture_fail("task %d: no progress for %.0f s (%lu ops, "
+				     "state %#x, CPU %d): a lost wake-up?", i,
+				     now - since[i], ops,
+				     p ? __atomic_load_n(&p->state,
+							 __ATOMIC_RELAXED) : 0,
+				     p ? p->cpu : -1);
+			since[i] = 0;	/* once a task */
+		}
+	}
+}
+
+/* Park every task, check the whole state, let them go. */
+static void torture_quiet_point(void)
+{
+	double deadline = now_s() + opt.stall;
+	int i;
+
+	__atomic_store_n(&quiesce, true, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&nr_parked, __ATOMIC_SEQ_CST) < torture_nr_tasks) {
+		if (now_s() > deadline) {
+			for (i = 0; i < torture_nr_tasks; i++)
+				if (!__atomic_load_n(&run.tasks[i].parked,
+						     __ATOMIC_ACQUIRE))
+					torture_fail("task %d: not parked within "
+						     "%.0f s", i, opt.stall);
+			break;
+		}
+		sleep_s(0.0002);
+	}
+	if (__atomic_load_n(&nr_parked, __ATOMIC_SEQ_CST) == torture_nr_tasks) {
+		run.m->quiet();
+		nr_quiet++;
+	}
+	__atomic_store_n(&nr_parked, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&quiesce, false, __ATOMIC_SEQ_CST);
+	for (i = 0; i < torture_nr_tasks; i++)
+		if (run.tasks[i].task)
+			wake_up_process(run.tasks[i].task);
+}
+
+/* The monitor outranks the tasks, as the harness's controller does. */
+static void monitor_priority(bool raise)
+{
+	struct sched_param sp = { raise ? SCHED_PRIO_CONTROL : 0 };
+
+	if (sched_fifo)
+		pthread_setschedparam(pthread_self(),
+				      raise ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+static void torture_monitor(void)
+{
+	unsigned long *seen = calloc(torture_nr_tasks, sizeof(*seen));
+	double *since = calloc(torture_nr_tasks, sizeof(*since));
+	double start = now_s(), next_quiet = start + opt.quiet_ms / 1e3;
+	double now;
+
+	if (!seen || !since)
+		abort();
+	monitor_priority(true);
+	while ((now = now_s()) < start + opt.seconds) {
+		torture_check_progress(run.tasks, seen, since, now);
+		if (now >= next_quiet) {
+			torture_quiet_point();
+			next_quiet = now_s() + opt.quiet_ms / 1e3;
+		}
+		sleep_s(0.01);
+	}
+	monitor_priority(false);
+	free(seen);
+	free(since);
+}
+
+/* Join within the stall bound, or give up on the process. */
+static void torture_join(pthread_t *tid)
+{
+	struct timespec ts;
+	int i;
+
+	__atomic_store_n(&stop, true, __ATOMIC_SEQ_CST);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)opt.stall + 1;
+	for (i = 0; i < torture_nr_tasks; i++) {
+		if (pthread_timedjoin_np(tid[i], NULL, &ts)) {
+			torture_fail("task %d: did not stop within %.0f s",
+				     i, opt.stall);
+			printf("%s-torture: End of test: FAILURE: %d\n",
+			       variant_name, nr_fail);
+			fflush(stdout);
+			_exit(1);
+		}
+	}
+}
+
+static void print_verdict(double secs)
+{
+	struct torture_lock_stats sum = { 0 };
+	unsigned long ops = 0, migrations = 0;
+	char extra[256] = "";
+	int i;
+
+	for (i = 0; i < torture_nr_tasks; i++) {
+		struct torture_task *t = &run.tasks[i];
+
+		ops += t->ops;
+		migrations += t->migrations + t->locks.migrations;
+		sum.acquisitions += t->locks.acquisitions;
+		sum.spins += t->locks.spins;
+		sum.preempts += t->locks.preempts;
+		sum.sleeps += t->locks.sleeps;
+		if (t->locks.max_wait > sum.max_wait)
+			sum.max_wait = t->locks.max_wait;
+	}
+	if (run.m->stats)
+		run.m->stats(extra, sizeof(extra));
+	printf("%s-torture: Operations: %lu Acquisitions: %llu Max wait: "
+	       "%.0f us Delays inside: %llu spins %llu preemptions %llu "
+	       "sleeps Migrations: %lu Quiet points: %lu%s%s Fail: %d\n",
+	       variant_name, ops,
+	       (unsigned long long)sum.acquisitions,
+	       cycles_to_ns(sum.max_wait) / 1e3,
+	       (unsigned long long)sum.spins,
+	       (unsigned long long)sum.preempts,
+	       (unsigned long long)sum.sleeps, migrations, nr_quiet,
+	       *extra ? " " : "", extra, nr_fail);
+	printf("%s-torture: End of test: %s: %.1f s, nr_tasks=%d nr_cpus=%d "
+	       "nodes=%d seed=%lu\n", variant_name,
+	       nr_fail ? "FAILURE" : "SUCCESS", secs, torture_nr_tasks,
+	       topo.nr_cpus, topo.nr_nodes, opt.seed);
+	fflush(stdout);
+}
+
+/* One variant: 0 on SUCCESS. */
+static int torture_variant(const struct torture_model *m, const void *v,
+			   const char *name)
+{
+	pthread_t *tid = calloc(torture_nr_tasks, sizeof(*tid));
+	char full[128];
+	pthread_attr_t attr;
+	double start;
+	int i;
+
+	snprintf(full, sizeof(full), "%s/%s", m->name, name);
+	variant_name = full;
+	run.m = m;
+	nr_fail = 0;
+	stop = quiesce = false;
+	nr_parked = 0;
+	nr_quiet = 0;
+	run.tasks = aligned_alloc(sizeof(*run.tasks),
+				  torture_nr_tasks * sizeof(*run.tasks));
+	if (!tid || !run.tasks)
+		abort();
+	memset(run.tasks, 0, torture_nr_tasks * sizeof(*run.tasks));
+	for (i = 0; i < torture_nr_tasks; i++)
+		run.tasks[i].id = i;
+	printf("%s-torture: Start: nr_tasks=%d nr_cpus=%d nodes=%d "
+	       "seconds=%g seed=%lu\n", full, torture_nr_tasks, topo.nr_cpus,
+	       topo.nr_nodes, opt.seconds, opt.seed);
+	fflush(stdout);
+	if (m->init(v, torture_nr_tasks)) {
+		printf("%s-torture: End of test: FAILURE: init\n", full);
+		return 1;
+	}
+	__atomic_store_n(&lockstat.torture, true, __ATOMIC_SEQ_CST);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, TASK_STACK);
+	pthread_barrier_init(&run.start, NULL, torture_nr_tasks + 1);
+	for (i = 0; i < torture_nr_tasks; i++)
+		if (pthread_create(&tid[i], &attr, torture_task_fn,
+				   &run.tasks[i]))
+			abort();
+	pthread_barrier_wait(&run.start);
+	start = now_s();
+	torture_monitor();
+	torture_join(tid);
+	__atomic_store_n(&lockstat.torture, false, __ATOMIC_SEQ_CST);
+	/* the tasks gone: the end state is a quiet point too */
+	m->quiet();
+	m->cleanup();
+	print_verdict(now_s() - start);
+	pthread_barrier_destroy(&run.start);
+	pthread_attr_destroy(&attr);
+	free(run.tasks);
+	free(tid);
+	return nr_fail != 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: torture [OPTIONS] [MODEL[/VARIANT]...]\n"
+"Torture every variant of each MODEL (all models by default) on the model\n"
+"scheduler; a locktorture verdict per variant; exit 1 if any failed.\n"
+"  --seconds=S       per variant (default 30)\n"
+"  --tasks=N         model tasks (default 4 per CPU, at least 8)\n"
+"  --numa-emulate=N  pretend nodes over the CPUs (default: the real\n"
+"                    nodes, or 2 on a one-node machine with 2+ CPUs)\n"
+"  --seed=N          random seed (default: from the clock; printed)\n"
+"  --stall=S         a task without progress for S s fails (default 10)\n"
+"  --quiet-ms=MS     a quiet point every MS ms (default 100)\n"
+"  --list            print MODEL/VARIANT names and exit\n");
+}
+
+static void bad(const char *what, const char *value)
+{
+	fprintf(stderr, "torture: bad %s '%s' (see --help)\n", what, value);
+	exit(2);
+}
+
+static double parse_double(const char *what, const char *s, double min,
+			   double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min && v <= max))
+		bad(what, s);
+	return v;
+}
+
+static bool selected(char **names, int nr, const char *model,
+		     const char *variant, bool *used)
+{
+	size_t len = strlen(model);
+	bool any = false;
+	int i;
+
+	if (!nr)
+		return true;
+	for (i = 0; i < nr; i++) {
+		if (strcmp(names[i], model) &&
+		    (strncmp(names[i], model, len) || names[i][len] != '/' ||
+		     strcmp(names[i] + len + 1, variant)))
+			continue;
+		used[i] = true;
+		any = true;
+	}
+	return any;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "numa-emulate", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'r' },
+		{ "stall", required_argument, NULL, 'w' },
+		{ "quiet-ms", required_argument, NULL, 'q' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	opt.seed = (unsigned long)time(NULL);
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			opt.seconds = parse_double("--seconds", optarg, 0.01, 1e6);
+			break;
+		case 't':
+			opt.nr_tasks = (int)parse_double("--tasks", optarg, 1, 4096);
+			if (opt.nr_tasks != parse_double("--tasks", optarg, 1, 4096))
+				bad("--tasks", optarg);
+			break;
+		case 'n':
+			opt.numa_emulate = (int)parse_double("--numa-emulate",
+							     optarg, 1, 4096);
+			break;
+		case 'r':
+			opt.seed = (unsigned long)parse_double("--seed", optarg,
+							       0, 1e15);
+			break;
+		case 'w':
+			opt.stall = parse_double("--stall", optarg, 0.1, 1e6);
+			break;
+		case 'q':
+			opt.quiet_ms = parse_double("--quiet-ms", optarg, 1, 1e6);
+			break;
+		case 'l':
+			for_each_torture_model(m) {
+				const char *name;
+				const void *v;
+
+				for (int i = 0; (v = (*m)->variant(i, &name)); i++)
+					printf("%s/%s\n", (*m)->name, name);
+			}
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+}
+
+static void machine_init(void)
+{
+	char err[256];
+	int nodes;
+
+	if (topology_from_system(&topo, err, sizeof(err))) {
+		fprintf(stderr, "torture: %s\n", err);
+		exit(1);
+	}
+	nodes = opt.numa_emulate ? opt.numa_emulate :
+		topo.nr_nodes > 1 ? 0 : topo.nr_cpus > 1 ? 2 : 0;
+	if (nodes && topology_emulate(&topo, nodes, err, sizeof(err))) {
+		fprintf(stderr, "torture: %s\n", err);
+		exit(2);
+	}
+	percpu_setup(&topo);
+	kscale_set_cpu(topo.cpus[0]);
+	if (tsc_calibrate(err, sizeof(err))) {
+		fprintf(stderr, "torture: %s\n", err);
+		exit(1);
+	}
+	sched_init();
+	sched_set_slice_ns(0, topo.nr_cpus);
+	torture_cpus = topo.cpus;
+	torture_nr_cpus = topo.nr_cpus;
+	torture_nr_tasks = opt.nr_tasks ? opt.nr_tasks :
+			   4 * topo.nr_cpus < 8 ? 8 : 4 * topo.nr_cpus;
+}
+
+int main(int argc, char **argv)
+{
+	char **names;
+	bool *used;
+	int nr, i, failed = 0, ran = 0;
+
+	parse_args(argc, argv);
+	names = argv + optind;
+	nr = argc - optind;
+	used = calloc(nr + 1, sizeof(*used));
+	for_each_torture_model(m) {
+		const char *name;
+
+		for (i = 0; (*m)->variant(i, &name); i++)
+			selected(names, nr, (*m)->name, name, used);
+	}
+	for (i = 0; i < nr; i++)
+		if (!used[i])
+			bad("model", names[i]);
+	machine_init();
+	for_each_torture_model(m) {
+		const char *name;
+		const void *v;
+
+		for (i = 0; (v = (*m)->variant(i, &name)); i++) {
+			if (!selected(names, nr, (*m)->name, name, used))
+				continue;
+			failed += torture_variant(*m, v, name);
+			ran++;
+		}
+	}
+	printf("torture: %d variants, %d failed\n", ran, failed);
+	free(used);
+	return failed ? 1 : 0;
+}
