@@ -182,13 +182,13 @@ static void prim_rcu_op(struct torture_task *t)
 
 		spin_lock(&p.spin);
 		o = p.rcu_ptr;
-		WRITE_ONCE(p.rcu_ptr, new);
+		rcu_assign_pointer(p.rcu_ptr, new);
 		p.retired++;
 		spin_unlock(&p.spin);
 		call_rcu(&o->rcu, prim_rcu_free);
 	} else {
 		rcu_read_lock();
-		o = READ_ONCE(p.rcu_ptr);
+		o = rcu_dereference(p.rcu_ptr);
 		ndelay(torture_random() % 500);
 		if (READ_ONCE(o->magic) != RCU_LIVE)
 			torture_fail("task %d: an RCU reader saw a freed object "

@@ -98,7 +98,7 @@ struct torture_run {
 /* Asleep until the monitor has checked the quiet state. */
 static void torture_park(struct torture_task *t)
 {
-	__atomic_store_n(&t->parked, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, true, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&nr_parked, 1, __ATOMIC_SEQ_CST);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
@@ -107,7 +107,8 @@ static void torture_park(struct torture_task *t)
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
-	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&nr_parked, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->parked, false, __ATOMIC_SEQ_CST);
 }
 
 /* Between operations: locktorture's writer delays and the shuffler. */
@@ -188,7 +189,10 @@ static void torture_check_progress(struct torture_task *tasks,
 	}
 }
 
-/* Park every task, check the whole state, let them go. */
+/*
+ * Park every task, check the whole state, let them go.  Only parked tasks
+ * are woken: a wake-up of any other could hide a model's lost one.
+ */
 static void torture_quiet_point(void)
 {
 	double deadline = now_s() + opt.stall;
@@ -207,13 +211,13 @@ static void torture_quiet_point(void)
 		sleep_s(0.0002);
 	}
 	if (__atomic_load_n(&nr_parked, __ATOMIC_SEQ_CST) == torture_nr_tasks) {
-		run.m->quiet();
+		if (run.m->quiet)
+			run.m->quiet();
 		nr_quiet++;
 	}
-	__atomic_store_n(&nr_parked, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&quiesce, false, __ATOMIC_SEQ_CST);
 	for (i = 0; i < torture_nr_tasks; i++)
-		if (run.tasks[i].task)
+		if (__atomic_load_n(&run.tasks[i].parked, __ATOMIC_SEQ_CST))
 			wake_up_process(run.tasks[i].task);
 }
 
@@ -355,8 +359,10 @@ static int torture_variant(const struct torture_model *m, const void *v,
 	torture_join(tid);
 	__atomic_store_n(&lockstat.torture, false, __ATOMIC_SEQ_CST);
 	/* the tasks gone: the end state is a quiet point too */
-	m->quiet();
-	m->cleanup();
+	if (m->quiet)
+		m->quiet();
+	if (m->cleanup)
+		m->cleanup();
 	print_verdict(now_s() - start);
 	pthread_barrier_destroy(&run.start);
 	pthread_attr_destroy(&attr);

@@ -38,11 +38,14 @@ struct torture_model {
 	/* One random operation; invariants it can see go to torture_fail(). */
 	void (*op)(struct torture_task *t);
 	void (*task_exit)(struct torture_task *t);	/* optional */
-	/* Every task parked between operations: the whole-state checks. */
+	/*
+	 * Optional: every task parked between operations (and once more
+	 * after they exit), the whole-state checks.
+	 */
 	void (*quiet)(void);
-	/* Its own counts for the closing line, e.g. "Remounts: 12". */
+	/* Optional: its own counts for the closing line, e.g. "Remounts: 12". */
 	void (*stats)(char *buf, size_t len);
-	void (*cleanup)(void);
+	void (*cleanup)(void);				/* optional */
 };
 
 #define torture_model_register(m)					\

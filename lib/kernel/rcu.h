@@ -42,6 +42,9 @@ extern unsigned long rcu_gp;
 
 #define rcu_read_lock()		barrier()
 #define rcu_read_unlock()	barrier()
+/* Publish a new object; dereference one (acquire: consume in the kernel). */
+#define rcu_assign_pointer(p, v)	smp_store_release(&(p), (v))
+#define rcu_dereference(p)		smp_load_acquire(&(p))
 
 void rcu_do_batch(void);
 
