@@ -78,9 +78,10 @@ static inline void list_del_init(struct list_head *entry)
 	INIT_LIST_HEAD(entry);
 }
 
+/* Never empty on the way: a reader without the list's lock sees it listed. */
 static inline void list_move(struct list_head *entry, struct list_head *head)
 {
-	list_del_init(entry);
+	__list_del_entry(entry);
 	list_add(entry, head);
 }
 

@@ -438,7 +438,8 @@ void sched_task_exit(void)
 	switched_out(p);
 	deactivate_task(p->rq);
 	p->rq = NULL;
-	p->on_cpu = 1;
+	/* an optimistic spinner may be reading it, as in switched_out() */
+	WRITE_ONCE(p->on_cpu, 1);
 	if (sched_fifo)
 		set_prio(SCHED_OTHER, 0);
 }

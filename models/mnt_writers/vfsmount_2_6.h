@@ -100,7 +100,7 @@ void mntput_2_6(struct vfsmount *mnt);
 #define mntput(mnt)							\
 	do {								\
 		lockstat_visit(&(mnt)->mnt_count);			\
-		(mnt)->mnt_expiry_mark = 0;				\
+		WRITE_ONCE((mnt)->mnt_expiry_mark, 0);		\
 		if (atomic_dec_and_lock(&(mnt)->mnt_count, &vfsmount_lock)) { \
 			spin_unlock(&vfsmount_lock);			\
 			WARN_ON(1);					\

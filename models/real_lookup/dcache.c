@@ -319,10 +319,13 @@ static bool d_unlink_child(struct dentry *dentry)
 
 /*
  * Evict from the LRU tail until it is short enough: referenced ones get a
- * second chance, busy ones leave the LRU.  LRU lock held (dcache_lock in
- * 2.6.32); lock order d_lock -> LRU, hence the trylock.
+ * second chance if flags has DCACHE_REFERENCED (2.6.32's
+ * __shrink_dcache_sb() flags), busy ones leave the LRU.  LRU lock held
+ * (dcache_lock in 2.6.32); lock order d_lock -> LRU, hence the trylock.
+ * A dentry whose d_lock is busy goes to the head, where today's walk
+ * skips it (LRU_SKIP): its d_lru changes under the LRU lock alone.
  */
-static void prune_dcache(unsigned long target)
+static void prune_dcache(unsigned long target, unsigned int flags)
 {
 	struct dentry *dentry;
 	unsigned long scan = 2 * nr_unused_read();
@@ -334,15 +337,23 @@ static void prune_dcache(unsigned long target)
 			continue;
 		}
 		if (atomic_read(&dentry->d_count)) {
+			WRITE_ONCE(dentry->d_flags,
+				   dentry->d_flags & ~DCACHE_LRU_LIST);
 			list_del_init(&dentry->d_lru);
 			nr_unused_add(-1);
-		} else if (dentry->d_flags & DCACHE_REFERENCED) {
-			dentry->d_flags &= ~DCACHE_REFERENCED;
+		} else if ((flags & DCACHE_REFERENCED) &&
+			   (dentry->d_flags & DCACHE_REFERENCED)) {
+			WRITE_ONCE(dentry->d_flags,
+				   dentry->d_flags & ~DCACHE_REFERENCED);
 			list_move(&dentry->d_lru, &dentry_lru);
 		} else if (d_unlink_child(dentry)) {
+			WRITE_ONCE(dentry->d_flags,
+				   dentry->d_flags & ~DCACHE_LRU_LIST);
 			list_del_init(&dentry->d_lru);
 			nr_unused_add(-1);
 			__d_drop(dentry);
+			/* lockref_mark_dead(): a fast_dput() at 0 leaves it */
+			atomic_set(&dentry->d_count, -128);
 			spin_unlock(&dentry->d_lock);
 			call_rcu(&dentry->d_rcu, d_free);
 			continue;
@@ -353,20 +364,47 @@ static void prune_dcache(unsigned long target)
 	}
 }
 
+static void shrink_dcache(unsigned long nr, unsigned int flags)
+{
+	spinlock_t *lock = vfs_scale ? &lru_lock : &dcache_lock;
+	unsigned long unused;
+
+	spin_lock(lock);
+	unused = nr_unused_read();
+	prune_dcache(unused > nr ? unused - nr : 0, flags);
+	spin_unlock(lock);
+}
+
+/* Memory pressure: 2.6.32 shrink_dcache_memory(), today's super_cache_scan() */
+void shrink_dcache_memory(unsigned long nr)
+{
+	shrink_dcache(nr, DCACHE_REFERENCED);
+}
+
+/* umount, remount: every unused dentry, referenced or not */
+void shrink_dcache_sb(void)
+{
+	shrink_dcache(-1UL, 0);
+}
+
 /*
  * Today's retain_dentry(), d_lock held: LRU fodder.  The LRU lock only to
  * join the LRU, not referenced yet; a dentry already on it is marked
- * referenced, which needs only d_lock.
+ * referenced, which needs only d_lock.  On the LRU or not is the
+ * DCACHE_LRU_LIST flag, under d_lock: d_lru itself changes under the LRU
+ * lock alone when a neighbour leaves or prune_dcache() moves it.
  */
 static void retain_dentry(struct dentry *dentry)
 {
-	if (unlikely(list_empty(&dentry->d_lru))) {
+	if (unlikely(!(dentry->d_flags & DCACHE_LRU_LIST))) {
+		WRITE_ONCE(dentry->d_flags, dentry->d_flags | DCACHE_LRU_LIST);
 		spin_lock(&lru_lock);
 		list_add(&dentry->d_lru, &dentry_lru);
 		nr_unused_add(1);
 		spin_unlock(&lru_lock);
 	} else if (unlikely(!(dentry->d_flags & DCACHE_REFERENCED))) {
-		dentry->d_flags |= DCACHE_REFERENCED;
+		WRITE_ONCE(dentry->d_flags,
+			   dentry->d_flags | DCACHE_REFERENCED);
 	}
 }
 
@@ -417,8 +455,9 @@ static bool fast_dput(struct dentry *dentry)
 	 * The kernel's lockless read of flags written under d_lock; under
 	 * ThreadSanitizer the locked path below decides instead.
 	 */
-	if ((READ_ONCE(dentry->d_flags) & DCACHE_REFERENCED) &&
-	    !list_empty(&dentry->d_lru) && !d_unhashed(dentry))
+	if ((READ_ONCE(dentry->d_flags) &
+	     (DCACHE_REFERENCED | DCACHE_LRU_LIST)) ==
+	    (DCACHE_REFERENCED | DCACHE_LRU_LIST) && !d_unhashed(dentry))
 		return true;
 #endif
 	spin_lock(&dentry->d_lock);
@@ -475,7 +514,7 @@ void dput(struct dentry *dentry)
 			spin_lock(&dentry->d_lock);
 			dentry_lru_add(dentry);
 			spin_unlock(&dentry->d_lock);
-			prune_dcache(max_unused);
+			prune_dcache(max_unused, DCACHE_REFERENCED);
 		}
 		spin_unlock(&dcache_lock);
 		return;
@@ -492,7 +531,8 @@ void dput(struct dentry *dentry)
 	if (unlikely(nr_unused_read() > max_unused + SHRINK_BATCH / 2)) {
 		spin_lock(&lru_lock);
 		prune_dcache(max_unused > SHRINK_BATCH / 2 ?
-			     max_unused - SHRINK_BATCH / 2 : 0);
+			     max_unused - SHRINK_BATCH / 2 : 0,
+			     DCACHE_REFERENCED);
 		spin_unlock(&lru_lock);
 	}
 }

@@ -22,6 +22,7 @@
 #define S_DEAD			16	/* removed, but still open directory */
 
 #define DCACHE_REFERENCED	0x0008	/* Recently used, don't discard. */
+#define DCACHE_LRU_LIST		0x00080000 /* on the LRU (3.12+, d_lock) */
 #define DCACHE_PAR_LOOKUP	0x10000000 /* being looked up (4.7+) */
 
 struct qstr {
@@ -46,7 +47,11 @@ struct dentry {
 			atomic_t d_count;
 		};
 	};
-	unsigned int d_flags;		/* protected by d_lock */
+	/*
+	 * Protected by d_lock; read without it by d_in_lookup() and
+	 * fast_dput(), as the kernel's: WRITE_ONCE where those race.
+	 */
+	unsigned int d_flags;
 	struct inode *d_inode;		/* Where the name belongs to - NULL is
 					 * negative */
 	struct hlist_node d_hash;	/* lookup hash list */
@@ -85,6 +90,9 @@ struct dentry *__d_lookup(struct dentry *parent, const struct qstr *name);
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
 void d_add(struct dentry *dentry, struct inode *inode);
 void dput(struct dentry *dentry);
+/* The shrinkers: nr unused dentries (referenced last), or every one. */
+void shrink_dcache_memory(unsigned long nr);
+void shrink_dcache_sb(void);
 bool d_unhashed(struct dentry *dentry);
 
 /* 4.7+ parallel lookups */

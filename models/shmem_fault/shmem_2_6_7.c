@@ -648,14 +648,17 @@ static void register_shared(struct file *file)
 			  LOCKSTAT_SPIN);
 }
 
+/* shmem_statfs(): the counts under stat_lock, faults may be running. */
 static void sb_stats(struct shmem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!shm_sb->s_fs_info)
 		return;
 	st->has_sbinfo = true;
+	spin_lock(&shm_sbinfo->stat_lock);
 	st->max_blocks = shm_sbinfo->max_blocks;
 	st->free_blocks = shm_sbinfo->free_blocks;
+	spin_unlock(&shm_sbinfo->stat_lock);
 }
 
 static void shmem_stats(struct file *file, struct shmem_stats *st)

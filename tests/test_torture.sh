@@ -1,0 +1,71 @@
+#!/bin/bash
+# scripts/kscale torture: the framework fails each kind of broken model
+# (tests/torture_check.c) and passes a sound one; bad arguments get one
+# line and exit 2; then every primitive and model variant, briefly
+# (KSCALE_TORTURE_SECONDS each, default 1.5: under a minute on 2 CPUs),
+# ends SUCCESS with Fail: 0, the hooks having stretched its sections.
+# Usage: test_torture.sh BUILD_DIR
+set -uo pipefail
+
+build=${1:-build}
+torture=$build/torture/torture
+broken=$build/tests/torture_check
+secs=${KSCALE_TORTURE_SECONDS:-1.5}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/check.sh
+source "$(dirname "$0")/check.sh"
+check_log=$tmp/out
+
+# run CMD...: stdout and stderr into $tmp/out, exit status in $status.
+run() {
+	status=0
+	"$@" >"$tmp/out" 2>&1 || status=$?
+}
+
+has() {
+	grep -Eq -- "$1" "$tmp/out"
+}
+
+# broken VARIANT PATTERN: that variant fails (exit 1, FAILURE) saying PATTERN.
+broken() {
+	run timeout 60 "$broken" --seconds=2 --stall=1 "broken/$1"
+	[[ $status == 1 ]] && has "broken/$1-torture: .*FAILURE" && has "$2"
+}
+
+run "$broken" --seconds=1 broken/sound
+check "a sound model passes" eval '[[ $status == 0 ]] && has "broken/sound-torture: .* Fail: 0$" && has "End of test: SUCCESS"'
+check "two holders of a lock are caught" broken unlocked "FAIL: task [0-9]+ took the lock task [0-9]+ holds"
+check "a wrong count is caught at a quiet point" broken bad_count "FAIL: count [0-9]+, taken [0-9]+"
+check "a lost wake-up is caught and the run ends" broken lost_wakeup "FAIL: task 0: no progress for [0-9]+ s"
+
+for bad in --seconds=abc --seconds=0 --tasks=1.5 --numa-emulate=0 nosuchmodel primitives/nosuch; do
+	run "$torture" "$bad"
+	check "bad argument $bad: exit 2, one line" eval '[[ $status == 2 && $(wc -l <"$tmp/out") == 1 ]] && has "^torture: bad "'
+done
+
+run "$torture" --list
+cp "$tmp/out" "$tmp/list"
+lists_every_model() {
+	local m
+
+	for m in primitives mnt_writers shmem_fault real_lookup rwsem; do
+		grep -q "^$m/" "$tmp/list" || return 1
+	done
+}
+check "--list names the primitives and every model" lists_every_model
+nr_variants=$(wc -l <"$tmp/list")
+
+run "$torture" "--seconds=$secs"
+cp "$tmp/out" "$tmp/all"
+check "every variant ($nr_variants) ends SUCCESS with Fail: 0" eval \
+	'[[ $status == 0 ]] && [[ $(grep -c "End of test: SUCCESS" "$tmp/all") == "$nr_variants" ]] && [[ $(grep -c " Fail: 0$" "$tmp/all") == "$nr_variants" ]]'
+check "a spinlock section only spins" \
+	grep -Eq "^primitives/spinlock-torture: .* [1-9][0-9]* spins 0 preemptions 0 sleeps" "$tmp/all"
+check "a mutex section also sleeps and is preempted" \
+	grep -Eq "^primitives/mutex-torture: .* [1-9][0-9]* preemptions [1-9][0-9]* sleeps" "$tmp/all"
+check "every variant passed quiet points" eval \
+	'! grep "Operations:" "$tmp/all" | grep -q "Quiet points: 0 "'
+
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A torture model that is broken on purpose, so tests/test_torture.sh
+ * can show that the framework catches each kind of failure: a lock that
+ * lets two holders in, a count a quiet point finds wrong, a lost
+ * wake-up.  "sound" is the same model unbroken: it must pass.
+ */
+#include <stdlib.h>
+
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/sched.h"
+#include "../lib/kernel/spinlock.h"
+#include "../torture/torture.h"
+
+enum broken { SOUND, UNLOCKED, BAD_COUNT, LOST_WAKEUP, NR_BROKEN };
+
+static const char *const broken_names[NR_BROKEN] = {
+	[SOUND] = "sound",
+	[UNLOCKED] = "unlocked",
+	[BAD_COUNT] = "bad_count",
+	[LOST_WAKEUP] = "lost_wakeup",
+};
+
+static struct {
+	enum broken how;
+	spinlock_t lock;
+	int owner;
+	unsigned long count, taken;
+} b;
+
+static const void *broken_variant(int i, const char **name)
+{
+	if (i >= NR_BROKEN)
+		return NULL;
+	*name = broken_names[i];
+	return &broken_names[i];
+}
+
+static int broken_init(const void *variant, int nr_tasks)
+{
+	b.how = (const char *const *)variant - broken_names;
+	spin_lock_init(&b.lock);
+	b.owner = -1;
+	b.count = b.taken = 0;
+	return 0;
+}
+
+static void broken_op(struct torture_task *t)
+{
+	bool skip = b.how == UNLOCKED && torture_random() % 64 == 0;
+
+	if (b.how == LOST_WAKEUP && t->id == 0 && t->ops == 1000) {
+		/* asleep with nobody to wake it */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule();
+	}
+	if (!skip)
+		spin_lock(&b.lock);
+	if (READ_ONCE(b.owner) != -1)
+		torture_fail("task %d took the lock task %d holds", t->id,
+			     READ_ONCE(b.owner));
+	WRITE_ONCE(b.owner, t->id);
+	ndelay(torture_random() % 200);
+	b.count += b.how == BAD_COUNT && torture_random() % 4096 == 0 ? 2 : 1;
+	b.taken++;
+	WRITE_ONCE(b.owner, -1);
+	if (!skip)
+		spin_unlock(&b.lock);
+}
+
+static void broken_quiet(void)
+{
+	if (b.count != b.taken)
+		torture_fail("count %lu, taken %lu", b.count, b.taken);
+}
+
+static const struct torture_model broken_torture = {
+	.name		= "broken",
+	.variant	= broken_variant,
+	.init		= broken_init,
+	.op		= broken_op,
+	.quiet		= broken_quiet,
+};
+torture_model_register(broken_torture);
