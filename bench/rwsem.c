@@ -251,21 +251,32 @@ static int fio_thread_init(struct kscale_thread *t)
 	return 0;
 }
 
+/* A size with its k/m/g suffix; SIZE_MAX where it overflows (refused). */
 static size_t parse_size(const char *v)
 {
+	unsigned int shift;
 	char *end;
-	size_t n = strtoul(v, &end, 10);
+	size_t n;
 
+	errno = 0;
+	n = strtoul(v, &end, 10);
 	switch (*end) {
 	case 'k': case 'K':
-		return n << 10;
+		shift = 10;
+		break;
 	case 'm': case 'M':
-		return n << 20;
+		shift = 20;
+		break;
 	case 'g': case 'G':
-		return n << 30;
+		shift = 30;
+		break;
 	default:
-		return n;
+		shift = 0;
+		break;
 	}
+	if (errno || n > SIZE_MAX >> shift)
+		return SIZE_MAX;
+	return n << shift;
 }
 
 /* fio's file for this size, laid out (and cached) the first time. */

@@ -116,16 +116,16 @@ test_run_smoke() {
 	check "PNG plot written" png_written "$KSCALE_PLOTS/smoke"
 }
 
-# The bench binary rejects ARG: non-zero exit, one stderr line of its own,
+# The bench binary (or BIN) rejects ARG: non-zero exit, one stderr line of its own,
 # no output file (nor temp file) left.
 bench_rejects() {
-	local dir=$tmp/bench-out
+	local dir=$tmp/bench-out bin=${2:-$bench}
 
 	rm -rf -- "$dir"
 	mkdir -- "$dir"
-	run "$bench" "$1" "--benchmark_out=$dir/out.json" --benchmark_out_format=json
+	run "$bin" "$1" "--benchmark_out=$dir/out.json" --benchmark_out_format=json
 	((status != 0)) && one_stderr_line &&
-		grep -q "^${bench##*/}: " "$tmp/err" && [[ -z $(ls -A -- "$dir") ]]
+		grep -q "^${bin##*/}: " "$tmp/err" && [[ -z $(ls -A -- "$dir") ]]
 }
 
 test_bench_bad_input() {
@@ -142,6 +142,10 @@ test_bench_bad_input() {
 		   --placement=list:0,,1 --cpus=all*2 --cpus=sweep*2 \
 		   --cpus=sweep, --cpus=1,,sweep --cpus=sweep-2; do
 		check "mnt_writers $arg" bench_rejects "$arg"
+	done
+	# a size whose k/m/g shift overflows wrapped to a small one (fuzzed)
+	for arg in --size=17179869185g --size=99999999999999999999 --bs=0k; do
+		check "rwsem $arg" bench_rejects "$arg" "${bench%/*}/rwsem"
 	done
 }
 
