@@ -112,6 +112,24 @@ static void do_init(struct fuse_server *fs, const struct fuse_in_header *in,
 	reply(fs, in->unique, 0, &out, sizeof(out));
 }
 
+/*
+ * The root's directory `name` ("d007", as fuse_server_start() names them),
+ * or -1: "d7", "d007x" or "d4294967303" is no other name for d007.
+ */
+static int dir_index(const struct fuse_server *fs, const char *name)
+{
+	char canon[24];
+	long i;
+
+	if (name[0] != 'd' || name[1] < '0' || name[1] > '9')
+		return -1;
+	i = strtol(name + 1, NULL, 10);
+	if (i >= fs->cfg.dirs)
+		return -1;
+	snprintf(canon, sizeof(canon), "d%03ld", i);
+	return strcmp(name, canon) ? -1 : (int)i;
+}
+
 static void do_lookup(struct fuse_server *fs, const struct fuse_in_header *in,
 		      const char *name)
 {
@@ -121,7 +139,8 @@ static void do_lookup(struct fuse_server *fs, const struct fuse_in_header *in,
 	int i;
 
 	if (in->nodeid == ROOT_INO) {
-		if (sscanf(name, "d%d", &i) != 1 || i < 0 || i >= fs->cfg.dirs) {
+		i = dir_index(fs, name);
+		if (i < 0) {
 			reply(fs, in->unique, -ENOENT, NULL, 0);
 			return;
 		}

@@ -46,16 +46,25 @@ static int parse_seconds(const char *flag, const char *s, double min_excl,
 	return 0;
 }
 
+static void knob_values_free(struct knob_values *kv)
+{
+	while (kv->nr > 0)
+		free(kv->value[--kv->nr]);
+	free(kv->value);
+	kv->value = NULL;
+}
+
 /*
- * "1,2" -> "1", "2".  An empty item ("1,,2", ",1", "1,", "") is refused,
- * not skipped: it is a slip of the keyboard, and the run would silently
- * lack the value the user meant.
+ * "1,2" -> "1", "2", replacing what kv had (a knob's default, or the
+ * same flag given earlier).  An empty item ("1,,2", ",1", "1,", "") is
+ * refused, not skipped: it is a slip of the keyboard, and the run would
+ * silently lack the value the user meant.
  */
 static int split_list(const char *s, struct knob_values *kv)
 {
 	const char *end;
 
-	kv->nr = 0;
+	knob_values_free(kv);
 	kv->value = calloc(strlen(s) + 1, sizeof(char *));
 	for (;;) {
 		end = strchrnul(s, ',');
@@ -277,8 +286,8 @@ int options_parse(struct kscale_options *o, const struct kscale_model *m,
 int options_select(const char *list, const char *what, const char **names,
 		   int nr, bool *on, char *err, size_t len)
 {
-	struct knob_values kv;
-	int i, j;
+	struct knob_values kv = { 0 };
+	int i, j, ret = 0;
 
 	for (i = 0; i < nr; i++)
 		on[i] = !list;
@@ -287,19 +296,21 @@ int options_select(const char *list, const char *what, const char **names,
 	if (split_list(list, &kv)) {
 		snprintf(err, len, "--%ss=%s: an empty name in the list", what,
 			 list);
-		return -1;
+		ret = -1;
 	}
-	for (j = 0; j < kv.nr; j++) {
+	for (j = 0; !ret && j < kv.nr; j++) {
 		for (i = 0; i < nr && strcmp(names[i], kv.value[j]); i++)
 			;
 		if (i == nr) {
 			snprintf(err, len, "unknown %s '%s' (see --list)",
 				 what, kv.value[j]);
-			return -1;
+			ret = -1;
+		} else {
+			on[i] = true;
 		}
-		on[i] = true;
 	}
-	return 0;
+	knob_values_free(&kv);
+	return ret;
 }
 
 void options_usage(const struct kscale_model *m)

@@ -13,7 +13,7 @@ import random
 import sys
 
 from . import cli, stats
-from .results import KscaleError, _read_json, load_merged
+from .results import KscaleError, _read_json, load, load_merged
 
 PROG = "kscale adaptive"
 USAGE = (f"{PROG} check --target-ci=PCT RESULTS.json...\n"
@@ -50,7 +50,10 @@ def widest(paths, metric=None):
 
 
 def merge(out, paths):
-    """One results file holding every batch's rows, the first's context."""
+    """One results file holding every batch's rows, the first's context;
+    KscaleError, and no file, if a batch is no results file."""
+    for path in paths:
+        load(path)
     docs = [_read_json(p) for p in paths]
     merged = dict(docs[0])
     merged["benchmarks"] = [row for doc in docs for row in doc.get("benchmarks", [])]

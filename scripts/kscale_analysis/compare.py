@@ -1,10 +1,11 @@
 """kscale compare: changelog-style before/after tables of benchmark results."""
 
+import re
 import sys
 from dataclasses import dataclass
 
 from . import cli, stats
-from .results import KscaleError, group_runs, knob_text, load, unit
+from .results import KscaleError, finite, group_runs, knob_text, load, unit
 
 PROG = "kscale compare"
 DEFAULT_METRICS = ["ops_per_sec"]
@@ -102,8 +103,8 @@ def thread_count(text, cpus):
 
 def allowed_cpus(results):
     """The CPUs the run could use (context kscale_allowed_cpus), or None."""
-    cpus = results.context.get("kscale_allowed_cpus")
-    return int(cpus) if str(cpus).isdigit() else None
+    cpus = str(results.context.get("kscale_allowed_cpus"))
+    return int(cpus) if re.fullmatch(r"[0-9]{1,9}", cpus) else None
 
 
 def selected(run, selector, free, cpus=None):
@@ -149,7 +150,7 @@ def variant_tables(results, before, after):
                if only]
     # registration order (family_index), whatever order the runs ran in
     common = sorted(set(points[0]) & set(points[1]),
-                    key=lambda p: (points[0][p].rows[0].get("family_index", 0), p[3]))
+                    key=lambda p: (points[0][p].order, p[3]))
     sections = {}
     for point in common:
         before_run, after_run = points[0][point], points[1][point]
@@ -199,8 +200,8 @@ SNAPSHOT_LATE_US_MAX = 1000.0
 def disturbed(row):
     """'' or ' [disturbed k/n]': repetitions of either side over the limits."""
     reps = row.before.rows + row.after.rows
-    k = sum(1 for r in reps if (r.get("steal_pct") or 0) >= STEAL_PCT_MAX or
-            (r.get("snapshot_late_us") or 0) >= SNAPSHOT_LATE_US_MAX)
+    k = sum(1 for r in reps if (finite(r.get("steal_pct")) or 0) >= STEAL_PCT_MAX or
+            (finite(r.get("snapshot_late_us")) or 0) >= SNAPSHOT_LATE_US_MAX)
     return f" [disturbed {k}/{len(reps)}]" if k else ""
 
 

@@ -1,5 +1,6 @@
 """kscale plot: scalability curves (metric vs CPU count, a line per variant)."""
 
+import hashlib
 import os
 import re
 import shutil
@@ -9,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 
 from . import cli, stats
-from .results import KscaleError, group_runs, knob_text, load_merged, unit
+from .results import KscaleError, group_runs, knob_text, load_merged, one_line, unit
 
 PROG = "kscale plot"
 DEFAULT_METRICS = ["ops_per_sec", "ops_per_sec_per_cpu"]
@@ -55,7 +56,20 @@ def file_stem(prefix, model, workload, knobs, metric):
     parts = [prefix or model, workload]
     if knobs:
         parts.append("_".join(f"{k}-{v}" for k, v in knobs))
-    return "-".join(safe(p) for p in parts + [metric])
+    return short_name("-".join(safe(p) for p in parts + [metric]))
+
+
+NAME_MAX = 255  # bytes of a file name
+ROOM = len(".png") + len("..12345678.tmp")  # an extension, cli.temp_path()'s name
+
+
+def short_name(name, room=ROOM):
+    """name (safe(): ASCII), or where it would not make a file name with an
+    extension (and a temp file name), its start and a hash of all of it."""
+    if len(name) + room <= NAME_MAX:
+        return name
+    digest = hashlib.sha1(name.encode()).hexdigest()[:12]
+    return f"{name[:NAME_MAX - room - len(digest) - 1]}-{digest}"
 
 
 def series(runs, metric):
@@ -64,7 +78,7 @@ def series(runs, metric):
     Variants keep the model's order (registration order, family_index),
     whatever order random interleaving ran them in."""
     lines = {}
-    for run in sorted(runs, key=lambda r: (r.rows[0].get("family_index", 0), r.threads)):
+    for run in sorted(runs, key=lambda r: (r.order, r.threads)):
         values = run.values(metric)
         if values:
             point = (run.threads, stats.median(values), min(values), max(values))
@@ -73,13 +87,13 @@ def series(runs, metric):
 
 
 def plan(results, metrics, out_dir, prefix):
-    plots = []
+    plots, skipped = [], []
     for (model, workload, knobs), runs in group_runs(results.runs.values()).items():
         for metric in metrics:
             where = f"{model}/{workload}"
             lines = series(runs, metric)
             if not lines:
-                print(f"{PROG}: skipping {where}: no {metric} data", file=sys.stderr)
+                skipped.append(f"{PROG}: skipping {one_line(where)}: no {metric} data")
                 continue
             reps = stats.span({len(r.values(metric)) for r in runs} - {0})
             # knobs on their own line: long knob lists no longer run off the page
@@ -88,10 +102,12 @@ def plan(results, metrics, out_dir, prefix):
             stem = os.path.join(out_dir, file_stem(prefix, model, workload, knobs, metric))
             plots.append(Plot(stem, title, unit(metric, results) or metric, lines))
     if not plots:
-        raise KscaleError("nothing to plot")
+        raise KscaleError(f"nothing to plot: no {' or '.join(metrics)} data")
     stems = [p.stem for p in plots]
     if len(set(stems)) != len(stems):
         raise KscaleError("two plots map to the same file name; use distinct knob values")
+    for line in skipped:  # once the plan holds: an error is one line
+        print(line, file=sys.stderr)
     return plots
 
 

@@ -36,11 +36,14 @@ import tempfile
 from dataclasses import dataclass, field
 
 from . import cli, compare, mva, plot, stats, summary, usl
-from .results import KscaleError, is_number, knob_text, load
+from .results import KscaleError, finite, knob_text, load, one_line
 
 PROG = "kscale predict"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 MAX_CPUS = 512
+# CPUs of a machine and threads of a prediction: NR_CPUS at most (x86's
+# CONFIG_MAXSMP); above a machine's CPUs the MVA's CPU centre costs N^2
+MAX_THREADS = 8192
 USAGE = (f"{PROG} [RESULTS.json...] [--machine=FILE|NAME] [--out-dir=DIR] "
          "[--seed-scale=FILE]")
 DESCRIPTION = f"""\
@@ -124,21 +127,24 @@ class Machine:
                 f"{'s' * (self.threads_per_core != 1)} a core{ghz}; line transfer ns: {lat}")
 
 
-def _number(value, what, integer=False):
-    """A positive number (or integer) from a machine file or context value."""
+def _number(value, what, integer=False, most=None):
+    """A positive number (or integer), at most `most`, from a machine file
+    or context value."""
     try:
         number = int(value) if integer else float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what}: expected a {'whole ' * integer}number, got {value!r}") from None
-    if not number > 0 or not math.isfinite(number):
+    if not number > 0 or not (integer or math.isfinite(number)):
         raise ValueError(f"{what}: must be > 0, got {value!r}")
+    if most is not None and number > most:
+        raise ValueError(f"{what}: at most {most}, got {value!r}")
     return number
 
 
 def make_machine(name, values, where):
     """A Machine from {key: text}; KscaleError naming `where` if malformed."""
     try:
-        cpus = _number(values.get("cpus"), "cpus", integer=True)
+        cpus = _number(values.get("cpus"), "cpus", integer=True, most=MAX_THREADS)
         nodes = _number(values.get("nodes", "1"), "nodes", integer=True)
         tpc = _number(values.get("threads_per_core", "1"), "threads_per_core", integer=True)
         if cpus % (nodes * tpc):
@@ -179,7 +185,7 @@ def read_machine(path):
             lines = f.read().splitlines()
     except FileNotFoundError:
         raise KscaleError(f"{path}: no such machine file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # not UTF-8, a NUL in the path
         raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     values = {}
     for lineno, line in enumerate(lines, start=1):
@@ -211,7 +217,7 @@ def context_machine(contexts, where):
     values = {"name": "this machine"}
     for key, ctx in CONTEXT_KEYS:
         found = [str(c[ctx]) for c in contexts if c.get(ctx) not in (None, "")]
-        numbers = [float(v) for v in found if re.fullmatch(r"[0-9.]+", v)]
+        numbers = [float(v) for v in found if re.fullmatch(r"[0-9]+(\.[0-9]*)?", v)]
         if key.startswith("line_ns_") and numbers:
             values[key] = str(stats.median(numbers))
         elif found:
@@ -221,7 +227,7 @@ def context_machine(contexts, where):
     if not any(f"line_ns_{kind}" in values for kind in LATENCIES):
         raise KscaleError(f"{where}: no line latencies (kscale_line_ns_*) in the context: "
                           "run the bench binaries with --profile")
-    mhz = [c["mhz_per_cpu"] for c in contexts if is_number(c.get("mhz_per_cpu"))]
+    mhz = [finite(c.get("mhz_per_cpu")) for c in contexts if finite(c.get("mhz_per_cpu"))]
     if mhz and mhz[0] > 0:
         values["ghz"] = str(mhz[0] / 1000)
     values.setdefault("cpus", "1")
@@ -318,8 +324,7 @@ def is_profiled(row):
 
 def values(rows, metric):
     """The finite values of a counter over rows, as Run.values gives them."""
-    return [float(r[metric]) for r in rows
-            if is_number(r.get(metric)) and math.isfinite(r[metric])]
+    return [v for v in (finite(r.get(metric)) for r in rows) if v is not None]
 
 
 def median_of(rows, name):
@@ -342,13 +347,13 @@ def io_per_op(knobs, rows):
     the fs_io_us knob times the reads per operation (the dentry cache's
     misses, less those the inode cache serves)."""
     io_us = dict(knobs).get("fs_io_us")
-    if not io_us or not io_us.isdigit() or int(io_us) == 0:
+    if not io_us or not re.fullmatch(r"[0-9]{1,9}", io_us) or int(io_us) == 0:
         return 0.0, 0.0
     reads = 1.0
     for ratio in ("dcache_hit_ratio", "icache_hit_ratio"):
         hit = median_of(rows, ratio)
         if hit is not None:
-            reads *= 1.0 - hit
+            reads *= 1.0 - min(1.0, max(0.0, hit))
     return int(io_us) * 1000.0 * reads, int(io_us) * 1000.0
 
 
@@ -388,8 +393,8 @@ def extract(key, rows1, rows2, metric, timing=None):
     notes = []
     timing = timing or rows1
     ops = median_of(timing, "ops_per_sec")
-    if not ops:
-        raise KscaleError(f"{key_label(key)}: no ops_per_sec in its 1-thread rows")
+    if not ops or ops < 0:
+        raise KscaleError(f"{key_label(key)}: no ops_per_sec above 0 in its 1-thread rows")
     t1 = 1e9 / ops
     value = median_of(timing, metric)
     ratio = value / ops if value is not None else None
@@ -397,6 +402,9 @@ def extract(key, rows1, rows2, metric, timing=None):
     for name in resource_names(rows1):
         def field_of(suffix, default):
             got = median_of(rows1, f"res_{name}_{suffix}")
+            if got is not None and got < 0:
+                raise KscaleError(f"{key_label(key)}: res_{name}_{suffix} is {got:g} "
+                                  "in its 1-thread rows: counts and times are >= 0")
             return default if got is None else got
         res = Resource(name, field_of("visits", 0.0), field_of("hold_ns", 0.0),
                        field_of("lines", 1.0), max(1.0, field_of("instances", 1.0)),
@@ -521,6 +529,9 @@ def solve_network(params, machine, n, slowdown=1.0):
 
 def predict(params, machine, n, slowdown=1.0):
     """The Prediction at n threads on machine (demands evaluated at n)."""
+    if n > MAX_THREADS:
+        raise KscaleError(f"{params.label}: {n} threads: kscale predict models "
+                          f"at most {MAX_THREADS}")
     (centres, classes, services, _, cpu), solution = solve_network(params, machine, n,
                                                                    slowdown)
     x = solution.throughput * 1e9  # ns -> s
@@ -574,8 +585,7 @@ def gather(loaded):
     for res in loaded:
         for run in res.runs.values():
             key = (run.model, run.workload, run.variant, run.knobs)
-            s = series.setdefault(key, Series(key, res.context,
-                                              run.rows[0].get("family_index", 0)))
+            s = series.setdefault(key, Series(key, res.context, run.order))
             for row in run.rows:
                 side = s.profiled if is_profiled(row) else s.plain
                 side.setdefault(run.threads, []).append(row)
@@ -733,7 +743,7 @@ def read_seed_scale(path):
     except FileNotFoundError:
         raise KscaleError(f"{path}: no seed-scale file (the seeds' machines and "
                           "figures; see --help)") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     if not rows or tuple(c.strip() for c in rows[0]) != SCALE_COLUMNS:
         raise KscaleError(f"{path}: expected a header line of the tab-separated "
@@ -752,8 +762,8 @@ def read_seed_scale(path):
             machines[name] = read_machine(machine_path(name, directory))
         machine = machines[name]
         try:
-            count = machine.cpus if threads == "all" else _number(threads, "threads",
-                                                                  integer=True)
+            count = machine.cpus if threads == "all" else _number(
+                threads, "threads", integer=True, most=MAX_THREADS)
             low, high = parse_figure(figure)
             knobs = parse_knobs(knobs)
         except ValueError as e:
@@ -811,6 +821,9 @@ def seed_line(scale, variants, here):
                             problem=f"no {scale.metric} in {v.params.label}'s profiled rows")
         p = predict(v.params, scale.machine, scale.threads, slowdown(here, scale.machine))
         rates.append(ratio * p.throughput)
+    if not all(math.isfinite(r) and r > 0 for r in rates):
+        return SeedLine(scale, before, after, problem=f"predicted rates {rates[0]:g} and "
+                        f"{rates[1]:g}: no ratio")
     return SeedLine(scale, before, after, predicted=rates[1] / rates[0])
 
 
@@ -1041,9 +1054,9 @@ def model_curves(variants, label, here, target):
             fitted = [(p.threads, v.params.ratio * v.fit(p.threads) / p.threads)
                       for p in v.table]
         predicted = [(p.threads, p.per_cpu) for p in v.table]
-        # a log axis: only positive values
+        # a log axis: only positive (finite) values
         curves.append(Curve(label[v.params.key],
-                            *([p for p in points if all(x > 0 for x in p)]
+                            *([p for p in points if all(0 < x < math.inf for x in p)]
                               for points in (predicted, measured, fitted))))
     return curves
 
@@ -1164,8 +1177,6 @@ def predict_command(argv):
               if args.machine else extended(here))
     scales = read_seed_scale(args.seed_scale)
     variants, notes = build_variants(series, here, target)
-    for note in notes:
-        print(f"{PROG}: warning: {note}", file=sys.stderr)
     seeds = [seed_line(s, variants, here) for s in scales]
     label = labels(variants)
     models = {}
@@ -1181,6 +1192,8 @@ def predict_command(argv):
                 f"{k} {v:g}" for k, v in m.line_ns.items() if v is not None)))
     parts = report_parts(models, seeds, label, here, target, counts, notes, files,
                          measured)
+    for note in notes:  # after the last check of the input: an error is one line
+        print(f"{PROG}: warning: {one_line(note)}", file=sys.stderr)
     text, markdown = render(parts, False), render(parts, True)
 
     out_base = os.path.join(os.path.dirname(os.path.abspath(paths[0])), "predict")
@@ -1200,8 +1213,8 @@ def predict_command(argv):
                 title = (f"{model}: {ylabel}\nlines: predicted on {target.name}\n"
                          f"points: measured on {here.name} (median, min..max), "
                          f"up to its {here.cpus} CPUs")
-                staged += render_plot(gnuplot, workdir,
-                                      os.path.join(out_dir, f"predict-{plot.safe(model)}"),
+                stem = plot.short_name(f"predict-{plot.safe(model)}")
+                staged += render_plot(gnuplot, workdir, os.path.join(out_dir, stem),
                                       title, ylabel, model_curves(vs, label, here, target),
                                       counts)
         try:

@@ -22,11 +22,29 @@ def is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def finite(value):
+    """A JSON number as a finite float; None for anything else (NaN, an
+    infinity, an integer too large for a float, a string...)."""
+    if not is_number(value):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def one_line(text):
+    """text with its control characters escaped: a newline in a
+    benchmark name stays one line of a message."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class KscaleError(Exception):
     """A user-facing error: printed as one line, exits with `status`."""
 
     def __init__(self, message, status=2):
-        super().__init__(message)
+        super().__init__(one_line(message))
         self.status = status
 
 
@@ -42,14 +60,19 @@ class Run:
     rows: list = field(default_factory=list)
 
     @property
+    def order(self):
+        """The model's registration order (Google Benchmark's family_index)."""
+        return finite(self.rows[0].get("family_index")) or 0.0
+
+    @property
     def group(self):
         """Rows of one table / one plot share (model, workload, knobs)."""
         return (self.model, self.workload, self.knobs)
 
     def values(self, metric):
         """Finite values of `metric` over the repetitions."""
-        values = (row.get(metric) for row in self.rows)
-        return [float(v) for v in values if is_number(v) and math.isfinite(v)]
+        values = (finite(row.get(metric)) for row in self.rows)
+        return [v for v in values if v is not None]
 
 
 @dataclass
@@ -90,14 +113,16 @@ def parse_name(name, threads_field=None):
         if not sep or not key or not value:
             raise ValueError(f"segment {seg!r} is not key:value")
         if key == "threads":
-            if not value.isdigit() or int(value) < 1:
+            if not (value.isascii() and value.isdigit()) or int(value) < 1:
                 raise ValueError(f"bad thread count {seg!r}")
             threads = int(value)
         elif key not in GB_VALUE_KEYS:
             knobs.append((key, value))
+    if threads_field is not None and not (type(threads_field) is int and threads_field >= 1):
+        raise ValueError(f"bad \"threads\": {threads_field!r}")
     if threads is None:
-        threads = threads_field if isinstance(threads_field, int) else 1
-    elif isinstance(threads_field, int) and threads_field != threads:
+        threads = threads_field or 1
+    elif threads_field is not None and threads_field != threads:
         raise ValueError(f"threads:{threads} disagrees with \"threads\": {threads_field}")
     return model, workload, variant, tuple(knobs), threads
 
@@ -114,6 +139,10 @@ def _read_json(path):
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise KscaleError(f"{path}: invalid JSON: {e}") from None
+    except RecursionError:
+        raise KscaleError(f"{path}: invalid JSON: nested too deeply") from None
+    except ValueError:  # int() takes at most 4300 digits
+        raise KscaleError(f"{path}: invalid JSON: a number of too many digits") from None
 
 
 def load(path):
@@ -124,6 +153,9 @@ def load(path):
     if not data["benchmarks"]:
         raise KscaleError(f"{path}: empty \"benchmarks\" list")
     context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    # kscale's own values are strings (lib/harness/context.c): others are left out
+    context = {k: v for k, v in context.items()
+               if not k.startswith("kscale_") or (isinstance(v, str) and v)}
     runs, errors = {}, []
     for i, row in enumerate(data["benchmarks"]):
         if not isinstance(row, dict) or not isinstance(row.get("name"), str):
@@ -178,7 +210,8 @@ def group_runs(runs):
 def unit(metric, results=None):
     """Human unit for a metric, or '' for plain numbers (ratios, counts)."""
     if metric in ("real_time", "cpu_time") and results is not None:
-        return next(iter(results.runs.values())).rows[0].get("time_unit", "ns")
+        time_unit = next(iter(results.runs.values())).rows[0].get("time_unit")
+        return time_unit if isinstance(time_unit, str) else "ns"
     base = ""
     if metric.startswith("bytes_per_sec"):
         base = "B/s"

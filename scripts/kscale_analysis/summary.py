@@ -99,8 +99,8 @@ def read_claims(path):
     try:
         with open(path, encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    except OSError as e:
-        raise KscaleError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     if not rows or tuple(rows[0]) != CLAIM_COLUMNS:
         raise KscaleError(f"{path}: expected a header line of the tab-separated "
                           f"columns {', '.join(CLAIM_COLUMNS)}")

@@ -62,6 +62,30 @@ selector_file_name() {
 	printf '%s\n' "${value//:/-}"
 }
 
+# run LABEL BINARY ARGS...: the runner's own options among ARGS (step_run),
+# --target-ci=PCT [--max-repetitions=N], and the --benchmark_repetitions=N
+# it counts batches by.
+check_run_options() {
+	local where=$1 label=$2 arg target='' max=''
+
+	shift 2
+	for arg; do
+		case $arg in
+		--target-ci=*) target=${arg#*=}
+			[[ $target =~ ^([0-9]*\.)?[0-9]+%?$ && $target =~ [1-9] ]] ||
+				die "$where: run $label: $arg: expected a percentage above 0, e.g. 2%" ;;
+		--max-repetitions=*) max=${arg#*=}
+			[[ $max =~ ^[1-9][0-9]*$ ]] ||
+				die "$where: run $label: $arg: expected a positive number" ;;
+		--benchmark_repetitions=*)
+			[[ ${arg#*=} =~ ^[1-9][0-9]*$ ]] ||
+				die "$where: run $label: $arg: expected a positive number" ;;
+		esac
+	done
+	[[ -n $target || -z $max ]] ||
+		die "$where: run $label: --max-repetitions needs --target-ci"
+}
+
 # headline ... --seed=SEED [--metric=NAME]: SEED has a line in $seed_claims.
 check_headline_options() {
 	local where=$1 arg seed=''
@@ -104,6 +128,7 @@ config_line() {
 		(($# >= 2)) || die "$where: expected: run LABEL BINARY [ARGS...]"
 		check_name "$where" label "$1"
 		check_name "$where" binary "$2"
+		check_run_options "$where" "$1" "${@:3}"
 		if [[ -n ${cfg_labels[$name/$1]:-} ]]; then
 			die "$where: label '$1' already run at ${cfg_labels[$name/$1]}"
 		fi
@@ -140,6 +165,16 @@ config_line() {
 	step_words+=("$directive $*")
 }
 
+# The blank-separated words of LINE into the array named VAR.  read says 1
+# where LINE ends in an incomplete multibyte character (a Latin-1 byte in
+# a UTF-8 locale), having split it all the same.
+split_words() {
+	local -n into=$1
+
+	# shellcheck disable=SC2034 # a nameref: the caller's array
+	read -ra into <<<"$2" || true
+}
+
 # The include chain ending in FILE: "a.conf -> b.conf -> a.conf".
 include_chain() {
 	local f shown=()
@@ -170,8 +205,11 @@ config_load() {
 	name=$(basename -- "$file" .conf)
 	while IFS= read -r line || [[ -n $line ]]; do
 		lineno=$((lineno + 1))
+		# bash's ${line%%#*} takes time quadratic in a line's length
+		((${#line} <= 4096)) ||
+			die "$(rel "$file"):$lineno: a line of over 4096 characters"
 		line=${line%%#*}
-		read -ra words <<<"${line%$'\r'}"
+		split_words words "${line%$'\r'}"
 		if ((${#words[@]})); then
 			config_line "$file" "$name" "$(rel "$file"):$lineno" "${words[@]}"
 		fi
@@ -184,13 +222,36 @@ check_binaries() {
 	local i words bin
 
 	for i in "${!step_words[@]}"; do
-		read -ra words <<<"${step_words[i]}"
+		split_words words "${step_words[i]}"
 		[[ ${words[0]} == run ]] || continue
 		bin=$build/bench/${words[2]}
 		if [[ ! -f $bin || ! -x $bin ]]; then
 			die "${step_where[i]}: no bench binary $(rel "$bin")"
 		fi
 	done
+}
+
+# kscale run --check CONFIG...: the configs are loaded; the binaries where
+# the build has some, then one line: what would run.
+check_only() {
+	local spec shown=() i words binaries='binaries checked'
+	local -A count=([run]=0 [compare]=0 [plot]=0)
+
+	for spec; do
+		shown+=("$(rel "$(config_path "$spec" "$PWD")")")
+	done
+	if compgen -G "$build/bench/*" >/dev/null; then
+		check_binaries
+	else
+		binaries="binaries not checked (none in $(rel "$build/bench"))"
+	fi
+	for i in "${!step_words[@]}"; do
+		split_words words "${step_words[i]}"
+		count[${words[0]}]=$((count[${words[0]}] + 1))
+	done
+	printf 'kscale: %s: OK: %d run, %d compare, %d plot, %d headline lines; %s\n' \
+		"$(IFS=' '; printf '%s' "${shown[*]}")" "${count[run]}" "${count[compare]}" \
+		"${count[plot]}" "$(printf '%s' "${cfg_headlines[@]}" | grep -c .)" "$binaries"
 }
 
 # A command line for display: paths under the current directory shortened.
@@ -256,11 +317,7 @@ step_run() {
 		*) args+=("$arg") ;;
 		esac
 	done
-	[[ -z $max || $max =~ ^[1-9][0-9]*$ ]] ||
-		die "[$name] run $label: --max-repetitions=$max: expected a positive number"
-	[[ -n $target || -z $max ]] ||
-		die "[$name] run $label: --max-repetitions needs --target-ci"
-	max=${max:-$((3 * reps))}
+	max=${max:-$((3 * reps))}	# all checked by check_run_options
 	mkdir -p -- "$dir"
 	tmp_files+=("$log" "$json_tmp")
 	: >"$log"
@@ -400,7 +457,7 @@ run_steps() {
 	local i words runs=0 start=$SECONDS eta
 
 	for i in "${!step_words[@]}"; do
-		read -ra words <<<"${step_words[i]}"
+		split_words words "${step_words[i]}"
 		case ${words[0]} in
 		run)
 			eta=''

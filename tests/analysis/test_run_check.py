@@ -1,0 +1,116 @@
+"""`scripts/kscale run --check`: configs checked, nothing run or written."""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+from . import REPO
+
+KSCALE = os.path.join(REPO, "scripts", "kscale")
+CONFIGS = os.path.join(REPO, "configs")
+
+
+class RunCheckTest(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.tmp = tmp.name
+        self.build = os.path.join(self.tmp, "build")
+        os.makedirs(os.path.join(self.build, "bench"))
+        for name in ("mnt_writers", "shmem_fault", "real_lookup", "rwsem"):
+            path = os.path.join(self.build, "bench", name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\nexit 1\n")  # never run
+            os.chmod(path, 0o755)
+
+    def kscale(self, *args, build=None, **more_env):
+        env = dict(os.environ, KSCALE_NO_SETUP="1", KSCALE_BUILD=build or self.build,
+                   KSCALE_RESULTS=os.path.join(self.tmp, "results"),
+                   KSCALE_PLOTS=os.path.join(self.tmp, "plots"), **more_env)
+        proc = subprocess.run(["bash", KSCALE, *args], capture_output=True, text=True,
+                              errors="surrogateescape", env=env, cwd=self.tmp,
+                              stdin=subprocess.DEVNULL, timeout=60)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "results")))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "plots")))
+        return proc
+
+    def config(self, text):
+        path = os.path.join(self.tmp, "c.conf")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        return path
+
+    def assert_refused(self, proc, message):
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertEqual(proc.stdout, "")
+        self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+        self.assertRegex(proc.stderr, "^kscale: ")
+        self.assertIn(message, proc.stderr)
+
+    def test_every_config_checks(self):
+        names = sorted(f[:-5] for f in os.listdir(CONFIGS) if f.endswith(".conf"))
+        for name in names:
+            with self.subTest(config=name):
+                proc = self.kscale("run", "--check", name)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertEqual(proc.stderr, "")
+                self.assertRegex(proc.stdout, rf"^kscale: \S*configs/{name}\.conf: OK: "
+                                 r"\d+ run, \d+ compare, \d+ plot, \d+ headline lines; "
+                                 r"binaries checked\n$")
+
+    def test_default_and_counts(self):
+        proc = self.kscale("run", "--check")
+        self.assertIn("configs/default.conf: OK: 12 run, 0 compare, 0 plot, 4 headline lines",
+                      proc.stdout)
+        path = self.config("run a mnt_writers\ncompare a x y\nplot a\nplot a --metric=m\n")
+        proc = self.kscale("run", "--check", path, "--", "--cpus=1")
+        self.assertEqual(proc.stdout, "kscale: c.conf: OK: 1 run, 1 compare, 2 plot, "
+                                      "0 headline lines; binaries checked\n")
+
+    def test_binaries(self):
+        path = self.config("run a no_such_bench\n")
+        self.assert_refused(self.kscale("run", "--check", path), "no bench binary")
+        proc = self.kscale("run", "--check", path, build=os.path.join(self.tmp, "none"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("binaries not checked (none in none/bench)", proc.stdout)
+
+    def test_problems_found_before_anything_runs(self):
+        for text, message in (
+                ("bogus line\n", "unknown directive 'bogus'"),
+                ("run a mnt_writers --max-repetitions=9\n", "needs --target-ci"),
+                ("run a mnt_writers --target-ci=two\n", "--target-ci=two: expected a percentage"),
+                ("run a mnt_writers --target-ci=0%\n", "expected a percentage above 0"),
+                ("run a mnt_writers --target-ci=2% --max-repetitions=0\n",
+                 "--max-repetitions=0: expected a positive number"),
+                # bash arithmetic of the run would take these for names
+                ("run a mnt_writers --benchmark_repetitions=abc\n",
+                 "--benchmark_repetitions=abc: expected a positive number"),
+                ("run a mnt_writers --benchmark_repetitions=09\n",
+                 "--benchmark_repetitions=09: expected a positive number"),
+                ("headline a x y --seed=000\n", "no earlier 'run a'"),
+                ("run a mnt_writers\nheadline a x y --seed=999\n", "no seed '999'")):
+            with self.subTest(config=text):
+                path = self.config(text)
+                self.assert_refused(self.kscale("run", "--check", path), message)
+                if "repetitions=" in text:  # a run refuses it as it loads
+                    self.assert_refused(self.kscale("run", path), message)
+
+    def test_latin1_byte_at_the_end_of_a_line(self):
+        # read says 1 at an incomplete UTF-8 character: it was a silent exit 1
+        path = self.config("run a mnt_writers\nplot a \udcc2\n")
+        proc = self.kscale("run", "--check", path, LC_ALL="C.UTF-8")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("OK: 1 run, 0 compare, 1 plot", proc.stdout)
+        path = self.config("\udcc2")
+        self.assert_refused(self.kscale("run", "--check", path, LC_ALL="C.UTF-8"),
+                            "unknown directive")
+
+    def test_line_length(self):
+        # bash's ${line%%#*} is quadratic: a 128 KiB line took 15 s
+        ok = self.config("run a mnt_writers --variants=" + "x" * (4096 - 29) + "\n")
+        proc = self.kscale("run", "--check", ok)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        long = self.config("run a mnt_writers --variants=" + "x" * (4097 - 29) + "\n")
+        self.assert_refused(self.kscale("run", "--check", long),
+                            "c.conf:1: a line of over 4096 characters")
