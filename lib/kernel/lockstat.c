@@ -226,12 +226,23 @@ static uint64_t less(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/* kscale torture's acquisitions in progress (nested: a slow path's lock). */
+static __thread struct lockstat_held torture_held[LOCKSTAT_MAX_HELD];
+static __thread int torture_nr_held;
+
 struct lockstat_held *lock_acquire(const void *lock, bool read)
 {
 	struct lockstat_thread *t = self;
 	const struct lockstat_slot *s;
 	struct lockstat_held *h;
 
+	if (!lockstat.enabled) {
+		if (torture_nr_held == LOCKSTAT_MAX_HELD)
+			return NULL;
+		h = &torture_held[torture_nr_held++];
+		h->start = rdtsc_ordered();
+		return h;
+	}
 	if (!t || t->nr_held == LOCKSTAT_MAX_HELD)
 		return NULL;
 	s = lookup(lock);
@@ -256,7 +267,15 @@ struct lockstat_held *lock_acquire(const void *lock, bool read)
  */
 void lock_acquired(struct lockstat_held *h)
 {
-	uint64_t now = rdtsc(), cost = self->cost;
+	uint64_t now, cost;
+
+	if (h >= torture_held && h < torture_held + LOCKSTAT_MAX_HELD) {
+		torture_nr_held--;
+		torture_lock_acquired(h->start);
+		return;
+	}
+	now = rdtsc();
+	cost = self->cost;
 
 	h->wait = less(now - h->start, wait_floor + cost - h->cost);
 	h->start = now;
