@@ -724,6 +724,14 @@ static void spin_owner(struct spin *s)
 		 */
 		count_add(&s->sem, -RWSEM_ACTIVE_WRITE_BIAS);
 		WRITE_ONCE(s->sem.owner, reader_mark(s->patch));
+		/*
+		 * On the CPU until the spinner has decided: one that read
+		 * the owner field just before it changed and our on_cpu
+		 * only after we left the CPU (together_task() yields) stops
+		 * too, in v4.6 as well, as the kernel's would.
+		 */
+		if (!spin_until(!osq_is_locked(&s->sem.osq)))
+			test_note(&s->stuck);
 		break;
 	default:
 		break;
