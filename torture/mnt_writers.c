@@ -262,9 +262,8 @@ static void mw_hold(void)
 {
 	uint32_t r = torture_random() % 16;
 
-	if (r < 4 && torture_nr_cpus > 1)
-		sched_migrate_task(torture_cpus[torture_random() %
-						torture_nr_cpus]);
+	if (r < 4)
+		torture_migrate();
 	else if (r == 4)
 		yield();
 	else if (r == 5)

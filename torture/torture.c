@@ -120,8 +120,7 @@ static void torture_outside(struct torture_task *t)
 		ndelay(torture_random() % OUTSIDE_SPIN_NS);
 	if (r % OUTSIDE_SLEEP_ONE_IN == 1)
 		schedule_timeout_ns(torture_random() % OUTSIDE_SLEEP_NS);
-	if (r % MIGRATE_ONE_IN == 2 && topo.nr_cpus > 1 &&
-	    !sched_migrate_task(topo.cpus[torture_random() % topo.nr_cpus]))
+	if (r % MIGRATE_ONE_IN == 2 && torture_migrate())
 		t->migrations++;
 	cond_resched();
 }
@@ -439,6 +438,7 @@ static void parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	double v;
 	int c;
 
 	opt.seed = (unsigned long)time(NULL);
@@ -448,9 +448,10 @@ static void parse_args(int argc, char **argv)
 			opt.seconds = parse_double("--seconds", optarg, 0.01, 1e6);
 			break;
 		case 't':
-			opt.nr_tasks = (int)parse_double("--tasks", optarg, 1, 4096);
-			if (opt.nr_tasks != parse_double("--tasks", optarg, 1, 4096))
+			v = parse_double("--tasks", optarg, 1, 4096);
+			if (v != (int)v)
 				bad("--tasks", optarg);
+			opt.nr_tasks = (int)v;
 			break;
 		case 'n':
 			opt.numa_emulate = (int)parse_double("--numa-emulate",

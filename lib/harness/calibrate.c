@@ -33,6 +33,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double kscale_median(double *v, int nr)
+{
+	qsort(v, nr, sizeof(*v), cmp_double);
+	return v[nr / 2];
+}
+
 /* The lowest CPU of a saved mask (the default calibration CPU), or -1. */
 static int first_cpu(const struct affinity *a)
 {
@@ -87,8 +93,7 @@ static int rounds(kscale_round_fn *round, struct kscale_round *r,
 		if (sample[i] < 0)
 			return -1;
 	}
-	qsort(sample, CALIBRATE_ROUNDS, sizeof(sample[0]), cmp_double);
-	*ns = sample[CALIBRATE_ROUNDS / 2];
+	*ns = kscale_median(sample, CALIBRATE_ROUNDS);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "../kernel/compiler.h"
 #include "affinity.h"
+#include "calibrate.h"
 #include "cpulist.h"
 #include "kscale.h"
 #include "linelat.h"
@@ -100,13 +101,6 @@ failed:
 	return NULL;
 }
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* ns one way between CPUs a and b, or a negative number. */
 static double pingpong(int a, int b)
 {
@@ -131,8 +125,7 @@ static double pingpong(int a, int b)
 	}
 	pthread_join(thread[1], NULL);
 	if (!p->failed) {
-		qsort(p->sample, PINGPONG_ROUNDS, sizeof(double), by_value);
-		ns = p->sample[PINGPONG_ROUNDS / 2];
+		ns = kscale_median(p->sample, PINGPONG_ROUNDS);
 	}
 	free(p);
 	return ns;

@@ -23,6 +23,13 @@ __thread uint64_t torture_rand = 1;
 const int *torture_cpus;
 int torture_nr_cpus;
 
+bool torture_migrate(void)
+{
+	return torture_nr_cpus > 1 &&
+	       !sched_migrate_task(torture_cpus[torture_random() %
+						torture_nr_cpus]);
+}
+
 void torture_lock_acquired(uint64_t start)
 {
 	struct torture_lock_stats *s = &torture_lock_stats;
@@ -45,9 +52,7 @@ static void torture_sleeping_hold(struct torture_lock_stats *s)
 		schedule_timeout_ns(torture_random() % LONG_SLEEP_NS);
 		break;
 	case 1:
-		if (current->rq && torture_nr_cpus > 1 &&
-		    !sched_migrate_task(torture_cpus[torture_random() %
-						    torture_nr_cpus]))
+		if (current->rq && torture_migrate())
 			s->migrations++;
 		break;
 	default:

@@ -43,6 +43,9 @@ static inline uint32_t torture_random(void)
 	return (uint32_t)((x * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
+/* To one of torture_cpus at random: true if the task moved. */
+bool torture_migrate(void);
+
 void torture_lock_acquired(uint64_t start);
 void torture_lock_release(void);
 
