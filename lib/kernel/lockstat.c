@@ -226,9 +226,11 @@ static uint64_t less(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+#ifdef KSCALE_TORTURE
 /* kscale torture's acquisitions in progress (nested: a slow path's lock). */
 static __thread struct lockstat_held torture_held[LOCKSTAT_MAX_HELD];
 static __thread int torture_nr_held;
+#endif
 
 struct lockstat_held *lock_acquire(const void *lock, bool read)
 {
@@ -236,6 +238,7 @@ struct lockstat_held *lock_acquire(const void *lock, bool read)
 	const struct lockstat_slot *s;
 	struct lockstat_held *h;
 
+#ifdef KSCALE_TORTURE
 	if (!lockstat.enabled) {
 		if (torture_nr_held == LOCKSTAT_MAX_HELD)
 			return NULL;
@@ -243,6 +246,7 @@ struct lockstat_held *lock_acquire(const void *lock, bool read)
 		h->start = rdtsc_ordered();
 		return h;
 	}
+#endif
 	if (!t || t->nr_held == LOCKSTAT_MAX_HELD)
 		return NULL;
 	s = lookup(lock);
@@ -269,11 +273,13 @@ void lock_acquired(struct lockstat_held *h)
 {
 	uint64_t now, cost;
 
+#ifdef KSCALE_TORTURE
 	if (h >= torture_held && h < torture_held + LOCKSTAT_MAX_HELD) {
 		torture_nr_held--;
 		torture_lock_acquired(h->start);
 		return;
 	}
+#endif
 	now = rdtsc();
 	cost = self->cost;
 
