@@ -450,9 +450,15 @@ for b in rows:
         assert b["res_stat_lock_hold_ns"] > 0, b
         assert b["res_stat_lock_lines"] == 1 and b["res_stat_lock_sleeps"] == 0, b
     else:
-        # mnt_want_write's inc and mnt_drop_write's dec an open/write/close
-        # and mntget()'s and mntput()'s on the same line: one class
-        assert abs(b["res_vfsmount_visits"] - 4) < 1e-3, b
+        # mntget()'s and mntput()'s, and the posted atomic's want and drop
+        # an open/write/close on the same line: one class; the mount's
+        # first writer also fails atomic_add_unless() and takes the
+        # superblock's lock (every open at 1 thread), and so does its last
+        # writer's atomic_dec_and_lock()
+        lock = b["res_s_mnt_writers_lock_visits"]
+        assert abs(b["res_vfsmount_visits"] - (4 + lock / 2)) < 1e-3, b
+        if b["threads"] == 1:
+            assert abs(lock - 2) < 1e-3, b
         assert b["res_vfsmount_instances"] == 1, b
         assert b["res_vfsmount_hold_ns"] == 0, b
 if sys.argv[2] == "node":
@@ -484,8 +490,49 @@ check "profile: stat_lock visited once a fault, and held" \
 check "profile: mnt_writers atomic" \
 	"$bench" --variants=atomic --cpus=1,2 --profile "${tiny[@]}" \
 	--benchmark_out="$tmp/prof-mnt.json"
-check "profile: the vfsmount line 4 times an open/write/close, and the line latency" \
+check "profile: the vfsmount line 4-5 times an open/write/close, and the line latency" \
 	profile_ok "$tmp/prof-mnt.json" "$pair"
+
+# What each variant's open/write/close visits, per operation, at 1 CPU.
+path_visits_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+seen = set()
+for b in doc["benchmarks"]:
+    if b["run_type"] != "iteration":
+        continue
+    _, _, variant, mounts, _, _, update, *_ = b["name"].split("/")
+    mounts, update = int(mounts[7:]), int(update[18:])
+    seen.add((variant, mounts, update))
+    v = lambda c: b.get("res_%s_visits" % c)
+    if variant == "upstream":
+        # today's path: no files_lock, s_files or cwd reference
+        assert v("files_lock") is None and v("dentry") is None, b
+        assert abs(v("mnt_pcp") - 4) < 1e-3, b
+        continue
+    # 2.6.2x's: files_lock and s_files at open and close, the cwd's
+    # dget() and dput() in the walk, mntget() and mntput()
+    for c in ("files_lock", "s_files", "dentry"):
+        assert abs(v(c) - 2) < 1e-3, (c, b)
+    # the writer's per-CPU lock at want and drop, twice more with
+    # file_update_time()'s pair
+    assert abs(v("mnt_writer") - (4 if update else 2)) < 1e-3, b
+    # the posted __clear_mnt_count() adds to the mount left on every
+    # switch, and every posted close reads the count
+    count = 2
+    if variant == "percpu_seed":
+        count += 1 + update + (mounts == 2)
+    assert abs(v("vfsmount") - count) < 0.01, (count, b)
+assert len(seen) == 12, seen
+PY
+}
+check "profile: each variant's path visits" \
+	"$bench" --variants=percpu,percpu_seed,upstream --cpus=1 --mounts=1,2 \
+	--write-update-time=0,1 --profile "${tiny[@]}" \
+	--benchmark_out="$tmp/prof-path.json"
+check "profile: files_lock, s_files, the cwd and the posted counts per op" \
+	path_visits_ok "$tmp/prof-path.json"
 check "profile: off by default" no_profile "$out"
 
 echo "$passed passed, $failed failed"

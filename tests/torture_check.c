@@ -3,7 +3,9 @@
  * A torture model that is broken on purpose, so tests/test_torture.sh
  * can show that the framework catches each kind of failure: a lock that
  * lets two holders in, a count a quiet point finds wrong, a lost
- * wake-up.  "sound" is the same model unbroken: it must pass.
+ * wake-up.  "sound" is the same model unbroken: it must pass.  Two claim
+ * a posted bug: "posted" has it (the unlocked one), and must end in the
+ * expected FAILURE; "posted_missed" is sound, so torture missed it.
  */
 #include <stdlib.h>
 
@@ -12,13 +14,16 @@
 #include "../lib/kernel/spinlock.h"
 #include "../torture/torture.h"
 
-enum broken { SOUND, UNLOCKED, BAD_COUNT, LOST_WAKEUP, NR_BROKEN };
+enum broken { SOUND, UNLOCKED, BAD_COUNT, LOST_WAKEUP, POSTED, POSTED_MISSED,
+	      NR_BROKEN };
 
 static const char *const broken_names[NR_BROKEN] = {
 	[SOUND] = "sound",
 	[UNLOCKED] = "unlocked",
 	[BAD_COUNT] = "bad_count",
 	[LOST_WAKEUP] = "lost_wakeup",
+	[POSTED] = "posted",
+	[POSTED_MISSED] = "posted_missed",
 };
 
 static struct {
@@ -47,7 +52,8 @@ static int broken_init(const void *variant, int nr_tasks)
 
 static void broken_op(struct torture_task *t)
 {
-	bool skip = b.how == UNLOCKED && torture_random() % 64 == 0;
+	bool skip = (b.how == UNLOCKED || b.how == POSTED) &&
+		    torture_random() % 64 == 0;
 
 	if (b.how == LOST_WAKEUP && t->id == 0 && t->ops == 1000) {
 		/* asleep with nobody to wake it */
@@ -74,11 +80,20 @@ static void broken_quiet(void)
 		torture_fail("count %lu, taken %lu", b.count, b.taken);
 }
 
+static const char *broken_posted_bug(const void *variant)
+{
+	enum broken how = (const char *const *)variant - broken_names;
+
+	return how == POSTED || how == POSTED_MISSED ?
+	       "spin_lock() skipped now and then" : NULL;
+}
+
 static const struct torture_model broken_torture = {
 	.name		= "broken",
 	.variant	= broken_variant,
 	.init		= broken_init,
 	.op		= broken_op,
 	.quiet		= broken_quiet,
+	.posted_bug	= broken_posted_bug,
 };
 torture_model_register(broken_torture);

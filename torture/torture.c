@@ -274,7 +274,7 @@ static void torture_join(pthread_t *tid)
 	}
 }
 
-static void print_verdict(double secs)
+static void print_verdict(double secs, const char *verdict)
 {
 	struct torture_lock_stats sum = { 0 };
 	unsigned long ops = 0, migrations = 0;
@@ -306,18 +306,24 @@ static void print_verdict(double secs)
 	       (unsigned long long)sum.sleeps, migrations, nr_quiet,
 	       *extra ? " " : "", extra, nr_fail);
 	printf("%s-torture: End of test: %s: %.1f s, nr_tasks=%d nr_cpus=%d "
-	       "nodes=%d seed=%lu\n", variant_name,
-	       nr_fail ? "FAILURE" : "SUCCESS", secs, torture_nr_tasks,
-	       topo.nr_cpus, topo.nr_nodes, opt.seed);
+	       "nodes=%d seed=%lu\n", variant_name, verdict, secs,
+	       torture_nr_tasks, topo.nr_cpus, topo.nr_nodes, opt.seed);
 	fflush(stdout);
 }
 
-/* One variant: 0 on SUCCESS. */
+static const char *posted_bug(const struct torture_model *m, const void *v)
+{
+	return m->posted_bug ? m->posted_bug(v) : NULL;
+}
+
+/* One variant: 0 on SUCCESS, or on the FAILURE its posted bug must cause. */
 static int torture_variant(const struct torture_model *m, const void *v,
 			   const char *name)
 {
 	pthread_t *tid = calloc(torture_nr_tasks, sizeof(*tid));
-	char full[128];
+	const char *bug = posted_bug(m, v);
+	char full[128], verdict[256];
+	int missed;
 	pthread_attr_t attr;
 	double start;
 	int i;
@@ -362,12 +368,20 @@ static int torture_variant(const struct torture_model *m, const void *v,
 		m->quiet();
 	if (m->cleanup)
 		m->cleanup();
-	print_verdict(now_s() - start);
+	missed = bug ? !nr_fail : nr_fail != 0;
+	if (!bug)
+		snprintf(verdict, sizeof(verdict), "%s",
+			 nr_fail ? "FAILURE" : "SUCCESS");
+	else
+		snprintf(verdict, sizeof(verdict), "%s the posted bug: %s",
+			 nr_fail ? "FAILURE, as expected from" :
+			 "FAILURE: missed", bug);
+	print_verdict(now_s() - start, verdict);
 	pthread_barrier_destroy(&run.start);
 	pthread_attr_destroy(&attr);
 	free(run.tasks);
 	free(tid);
-	return nr_fail != 0;
+	return missed;
 }
 
 static void usage(FILE *f)
@@ -472,8 +486,13 @@ static void parse_args(int argc, char **argv)
 				const char *name;
 				const void *v;
 
-				for (int i = 0; (v = (*m)->variant(i, &name)); i++)
-					printf("%s/%s\n", (*m)->name, name);
+				for (int i = 0; (v = (*m)->variant(i, &name)); i++) {
+					const char *bug = posted_bug(*m, v);
+
+					printf("%s/%s%s%s\n", (*m)->name, name,
+					       bug ? " posted bug: " : "",
+					       bug ? bug : "");
+				}
 			}
 			exit(0);
 		case 'h':

@@ -46,6 +46,11 @@ struct torture_model {
 	/* Optional: its own counts for the closing line, e.g. "Remounts: 12". */
 	void (*stats)(char *buf, size_t len);
 	void (*cleanup)(void);				/* optional */
+	/*
+	 * Optional: the bug a variant has as posted (NULL: none).  Its run
+	 * must fail, or the torture missed it: "FAILURE, as expected".
+	 */
+	const char *(*posted_bug)(const void *variant);
 };
 
 #define torture_model_register(m)					\

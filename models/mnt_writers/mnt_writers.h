@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The four writer-count designs for r/o bind mounts behind one table, so
- * the openbench workload and the validation tests can drive each.  Every
- * variant defines its own struct vfsmount, laid out as in its kernel.
+ * The writer-count designs for r/o bind mounts behind one table, so the
+ * openbench workload, torture and the validation tests can drive each.
+ * Every variant defines its own struct vfsmount, laid out as in its kernel.
  */
 #ifndef KSCALE_MNT_WRITERS_H
 #define KSCALE_MNT_WRITERS_H
@@ -18,6 +18,13 @@ struct mnt_writers_ops {
 	const char *name;
 	/* false for `none`: before the series nothing counted writers */
 	bool counts_writers;
+	/* 2.6.2x's: fs_2_6.h's path around the count, struct vfsmount_2_6 */
+	bool era_2_6;
+	/*
+	 * A bug the code has as posted, which torture must catch: the counts
+	 * stay exact only in sum over the mounts.
+	 */
+	const char *posted_bug;
 	void (*init)(void);		/* boot-time setup, e.g. per-CPU data */
 	struct vfsmount *(*alloc_vfsmnt)(const char *name);
 	void (*free_vfsmnt)(struct vfsmount *mnt);
@@ -36,6 +43,7 @@ extern const struct mnt_writers_ops mnt_writers_none;
 extern const struct mnt_writers_ops mnt_writers_atomic;
 extern const struct mnt_writers_ops mnt_writers_pernode;
 extern const struct mnt_writers_ops mnt_writers_percpu;
+extern const struct mnt_writers_ops mnt_writers_percpu_seed;
 extern const struct mnt_writers_ops mnt_writers_upstream;
 
 /*
@@ -44,7 +52,10 @@ extern const struct mnt_writers_ops mnt_writers_upstream;
  */
 extern bool mnt_cache_page_per_object;
 
-/* percpu: times handle_write_count_underflow() coalesced every CPU's count. */
+/* atomic: the mounts with writers, as its sb->s_mnt_writers counts them */
+long mnt_atomic_sb_writers(void);
+
+/* percpu*: times handle_write_count_underflow() coalesced every CPU's count. */
 extern unsigned long mnt_underflows_coalesced;
 void *mnt_cache_zalloc(size_t size);
 

@@ -39,6 +39,7 @@ const struct mnt_writers_ops *const mnt_writers_variants[] = {
 	&mnt_writers_atomic,
 	&mnt_writers_pernode,
 	&mnt_writers_percpu,
+	&mnt_writers_percpu_seed,
 	&mnt_writers_upstream,
 };
 

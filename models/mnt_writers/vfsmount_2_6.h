@@ -19,9 +19,9 @@
 #include "../../lib/kernel/list.h"
 #include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/spinlock.h"
+#include "fs_2_6.h"
 
 struct dentry;
-struct super_block;
 struct mnt_namespace;
 
 #define VFSMOUNT_2_6_FIELDS						\
@@ -81,6 +81,7 @@ void mntput_2_6(struct vfsmount *mnt);
 		INIT_LIST_HEAD(&(mnt)->mnt_share);			\
 		INIT_LIST_HEAD(&(mnt)->mnt_slave_list);			\
 		INIT_LIST_HEAD(&(mnt)->mnt_slave);			\
+		(mnt)->mnt_sb = &sb_2_6;				\
 		atomic_set(&(mnt)->mnt_count, 1);			\
 		lockstat_register(&(mnt)->mnt_count, "vfsmount", 1,	\
 				  LOCKSTAT_LINE);			\
