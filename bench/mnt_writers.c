@@ -12,7 +12,8 @@
  * the superblock's s_files under the global files_lock; the write (with
  * --write-update-time, 2.6.26's file_update_time() takes and drops write
  * access around it); __fput()'s file_kill(), mnt_drop_write() and
- * mntput() (models/mnt_writers/fs_2_6.h says what is left out).
+ * mntput() (models/mnt_writers/fs_2_6.h says what is left out;
+ * --shared-path=0 leaves the 2.6.2x extras out too).
  * `upstream` is today's path, which has none of the 2.6.2x extras.
  * `real` makes the real syscalls on tmpfs files.  With --migrate each
  * close runs on the next CPU of the placement (the thread really moves),
@@ -47,6 +48,7 @@ struct openbench {
 	unsigned long path_ns;
 	bool migrate;
 	bool update_time;
+	bool path_2_6;		/* the 2.6.2x path's shared lines */
 	unsigned long underflows;	/* coalesced before the run */
 };
 
@@ -79,17 +81,17 @@ static int __dentry_open(struct openbench *ob, struct file *f)
 
 	ndelay(ob->path_ns / 4);
 	ops->mntget(f->f_vfsmnt);
-	if (ops->era_2_6)
+	if (ob->path_2_6)
 		dget_pwd();
 	ndelay(ob->path_ns / 2 - ob->path_ns / 4);
-	if (ops->era_2_6)
+	if (ob->path_2_6)
 		dput_pwd();
 	ret = ops->mnt_want_write(f->f_vfsmnt);
 	if (ret) {
 		ops->mntput(f->f_vfsmnt);
 		return ret;
 	}
-	if (ops->era_2_6)
+	if (ob->path_2_6)
 		file_move(f, &sb_2_6.s_files);
 	return 0;
 }
@@ -120,7 +122,7 @@ static void __fput(struct openbench *ob, struct file *f)
 {
 	const struct mnt_writers_ops *ops = ob->ops;
 
-	if (ops->era_2_6)
+	if (ob->path_2_6)
 		file_kill(f);
 	ops->mnt_drop_write(f->f_vfsmnt);
 	ops->mntput(f->f_vfsmnt);
@@ -212,6 +214,7 @@ static int openbench_setup(struct kscale_run *run)
 	ob->close = ob->ops ? model_close : real_close;
 	if (!ob->ops)
 		return 0;
+	ob->path_2_6 = ob->ops->era_2_6 && kscale_knob_long(run, "shared_path");
 	if (ob->ops->era_2_6)
 		fs_2_6_init();
 	if (ob->ops->init)
@@ -365,6 +368,9 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto },
 	{ "migrate", "0", "1: close on another CPU than the open "
 	  "(writer-count imbalance)", kscale_check_bool },
+	{ "shared_path", "1", "0: leave out the 2.6.2x path's shared lines "
+	  "(files_lock, s_files, the cwd), for lines of the counts alone",
+	  kscale_check_bool },
 	{ "write_update_time", "0", "1: 2.6.26's file_update_time() takes "
 	  "and drops write access on every write (0: the seed's 2.6.22 "
 	  "tmpfs set the times without)", kscale_check_bool },

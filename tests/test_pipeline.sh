@@ -502,10 +502,17 @@ seen = set()
 for b in doc["benchmarks"]:
     if b["run_type"] != "iteration":
         continue
-    _, _, variant, mounts, _, _, update, *_ = b["name"].split("/")
-    mounts, update = int(mounts[7:]), int(update[18:])
-    seen.add((variant, mounts, update))
+    variant = b["name"].split("/")[2]
+    knobs = dict(p.split(":", 1) for p in b["name"].split("/") if ":" in p)
+    mounts, update = int(knobs["mounts"]), int(knobs["write_update_time"])
+    shared = int(knobs["shared_path"])
+    seen.add((variant, mounts, update, shared))
     v = lambda c: b.get("res_%s_visits" % c)
+    if variant != "upstream" and not shared:
+        # the lock-only lines: the counts and the mount alone
+        for c in ("files_lock", "s_files", "dentry"):
+            assert v(c) == 0, (c, b)
+        continue
     if variant == "upstream":
         # today's path: no files_lock, s_files or cwd reference
         assert v("files_lock") is None and v("dentry") is None, b
@@ -524,12 +531,12 @@ for b in doc["benchmarks"]:
     if variant == "percpu_seed":
         count += 1 + update + (mounts == 2)
     assert abs(v("vfsmount") - count) < 0.01, (count, b)
-assert len(seen) == 12, seen
+assert len(seen) == 24, seen
 PY
 }
 check "profile: each variant's path visits" \
 	"$bench" --variants=percpu,percpu_seed,upstream --cpus=1 --mounts=1,2 \
-	--write-update-time=0,1 --profile "${tiny[@]}" \
+	--write-update-time=0,1 --shared-path=0,1 --profile "${tiny[@]}" \
 	--benchmark_out="$tmp/prof-path.json"
 check "profile: files_lock, s_files, the cwd and the posted counts per op" \
 	path_visits_ok "$tmp/prof-path.json"
