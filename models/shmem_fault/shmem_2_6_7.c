@@ -49,6 +49,17 @@
 #define spin_unlock_account(lock, wait) \
 	decb_spin_unlock_account(lock, &stat_lock_stat, wait)
 
+/*
+ * PAGE_CACHE_SIZE is the modelled machine's page (page_alloc.h): with
+ * ia64's 16 KiB, ENTRIES_PER_PAGE is 2048 not 512 (one index page maps
+ * 32 MiB, not 2 MiB), BLOCKS_PER_PAGE 32 not 8 and SHMEM_MAX_INDEX grows;
+ * SHMEM_NR_DIRECT stays 16 (a constant in shmem_fs.h).
+ */
+#undef PAGE_SHIFT
+#undef PAGE_SIZE
+#define PAGE_SHIFT		mm_page_shift
+#define PAGE_SIZE		MM_PAGE_SIZE
+
 #define SHMEM_NR_DIRECT		16
 #define ENTRIES_PER_PAGE	(PAGE_SIZE / sizeof(unsigned long))
 #define ENTRIES_PER_PAGEPAGE	(ENTRIES_PER_PAGE * ENTRIES_PER_PAGE)
