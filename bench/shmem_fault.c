@@ -53,6 +53,13 @@ struct fault_run {
 	char *shared_map;
 };
 
+/*
+ * Written on every fault by its thread only: each on its own pair of
+ * lines (the adjacent-line prefetcher's 128 bytes), as SMP_CACHE_BYTES
+ * keeps the kernel's per-task state apart.
+ */
+#define FAULT_THREAD_ALIGN	(2 * SMP_CACHE_BYTES)
+
 struct fault_thread {
 	struct file *file;
 	char *map;			/* real: the mapping's first page */
@@ -60,10 +67,24 @@ struct fault_thread {
 	unsigned long start;
 	unsigned long sigbus;
 	struct lock_class_stats stat_lock;
-};
+} __attribute__((aligned(FAULT_THREAD_ALIGN)));
+
+_Static_assert(sizeof(struct fault_thread) % FAULT_THREAD_ALIGN == 0 &&
+	       _Alignof(struct fault_thread) == FAULT_THREAD_ALIGN,
+	       "struct fault_thread shares a prefetch pair");
 
 static int devzero = -1;
 static unsigned long fault_work_auto_ns;
+
+/* --page-size: the modelled machine's page, 4k or ia64's 16k. */
+static int page_shift_of(const char *v)
+{
+	if (!strcmp(v, "4k"))
+		return 12;
+	if (!strcmp(v, "16k"))
+		return 14;
+	return -1;
+}
 
 static void range_of(struct kscale_thread *t)
 {
@@ -231,11 +252,18 @@ static int fault_setup(struct kscale_run *run)
 	fr->fault_work_ns = kscale_knob_ns(run, "fault_work_ns",
 					   fault_work_auto_ns);
 	if (fr->ops) {
+		page_alloc_set_shift(page_shift_of(kscale_knob(run,
+							       "page_size")));
 		fr->ops->shm_mount(fr->size_limit);
 		page_alloc_lockstat_register();
 	}
-	for (i = 0; i < run->nr_threads; i++)
-		run->threads[i].priv = calloc(1, sizeof(struct fault_thread));
+	for (i = 0; i < run->nr_threads; i++) {
+		struct fault_thread *ft = aligned_alloc(FAULT_THREAD_ALIGN,
+							sizeof(*ft));
+
+		memset(ft, 0, sizeof(*ft));
+		run->threads[i].priv = ft;
+	}
 	return fr->shared ? shared_setup(run, fr) : 0;
 }
 
@@ -341,6 +369,7 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 {
 	double real_ns, model_ns;
 
+	page_alloc_set_shift(PAGE_SHIFT);	/* the host's, as real's */
 	shmem_fault_upstream.shm_mount(0);
 	if (kscale_calibrate(real_fault_round, NULL, &real_ns, err, len) ||
 	    kscale_calibrate(model_fault_round, (void *)&shmem_fault_upstream,
@@ -374,6 +403,14 @@ static int shmem_fault_init(const struct kscale_options *o, char *err,
 			   "references and LRU, memcg, swap: only their time, "
 			   "with --fault-work-ns, uncontended");
 	return 0;
+}
+
+static int check_page_size(const char *v, char *err, size_t len)
+{
+	if (page_shift_of(v) >= 0)
+		return 0;
+	snprintf(err, len, "'%s' is not a page size (4k or 16k)", v);
+	return -1;
 }
 
 static int check_pages(const char *v, char *err, size_t len)
@@ -418,6 +455,9 @@ static const struct kscale_knob knobs[] = {
 	  "object", kscale_check_bool },
 	{ "size_limit", "0", "pages the internal mount may hold, 0 for "
 	  "unlimited (only stat_lock keeps count)", check_size_limit },
+	{ "page_size", "4k", "the modelled machine's page, 4k or 16k (ia64, "
+	  "the seed's Altix): what a fault clears and 2.6.7's index geometry "
+	  "(model variants; real keeps the host's)", check_page_size },
 	{ "fault_work_ns", "0", "ns of the rest of a fault (trap, page tables, "
 	  "PTE, memcg) outside any lock, or auto (a real shared /dev/zero "
 	  "fault minus the upstream model's shmem path, measured)",

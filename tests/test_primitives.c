@@ -4,13 +4,17 @@
  * FIFO tickets, atomic_t sums, per-CPU slots on distinct cache lines.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "../lib/kernel/atomic.h"
+#include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
@@ -94,33 +98,45 @@ struct decb_counter {
 	unsigned long count;
 	int inside;
 	int overlaps;
+	int counted_inside;
 	unsigned long acquisitions;
 };
 
 /*
- * Half the takes through the counting variant, summed after.  Ten times
- * the loops: an idle vCPU can take a millisecond to wake for the race.
+ * Half the takes through the counting variant, summed after; its counts
+ * must not change while the lock is held (they are counted after the
+ * release).  Ten times the loops: an idle vCPU can take a millisecond
+ * to wake for the race.
  */
 static void hammer_decb(struct test_thread *t)
 {
 	struct decb_counter *c = t->arg;
-	struct lock_class_stats st = { 0 };
+	struct lock_class_stats st = { 0 }, before;
+	uint64_t wait = 0;
 	unsigned long v;
 	int i;
 
 	for (i = 0; i < 10 * LOOPS; i++) {
+		before = st;
 		if (i & 1)
-			decb_spin_lock_account(&c->lock, &st);
+			wait = decb_spin_lock_account(&c->lock);
 		else
 			decb_spin_lock(&c->lock);
 		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
 			test_note(&c->overlaps);
+		if (memcmp(&st, &before, sizeof(st)))
+			test_note(&c->counted_inside);
 		v = c->count;
 		cpu_relax();
 		c->count = v + 1;
 		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
-		decb_spin_unlock(&c->lock);
+		if (i & 1)
+			decb_spin_unlock_account(&c->lock, &st, wait);
+		else
+			decb_spin_unlock(&c->lock);
 	}
+	if (!st.contentions != !st.waittime)
+		test_note(&c->counted_inside);
 	__atomic_fetch_add(&c->acquisitions, st.acquisitions, __ATOMIC_RELAXED);
 }
 
@@ -131,6 +147,7 @@ static void test_decb_spinlock_mutual_exclusion(void **state)
 
 	test_race(n, hammer_decb, &c);
 	assert_int_equal(c.overlaps, 0);
+	assert_int_equal(c.counted_inside, 0);
 	assert_int_equal(c.count, n * 10 * LOOPS);
 	assert_int_equal(c.acquisitions, n * 10 * LOOPS / 2);
 	assert_false(decb_spin_is_locked(&c.lock));
@@ -150,6 +167,46 @@ static void test_decb_spinlock_trylock(void **state)
 	assert_false(decb_spin_trylock(&lock));
 	decb_spin_unlock(&lock);
 	assert_int_equal(lock.slock, 1);
+}
+
+/*
+ * The first write to a take's statistics, trapped: the stats sit alone on
+ * a read-only page and the fault handler notes whether the lock was still
+ * held, then lets the write through.
+ */
+static decb_spinlock_t *stats_lock;
+static int stats_writes, stats_writes_held;
+static void *stats_page;
+
+static void stats_write_fault(int sig, siginfo_t *si, void *uc)
+{
+	stats_writes++;
+	stats_writes_held += decb_spin_is_locked(stats_lock);
+	mprotect(stats_page, PAGE_SIZE, PROT_READ | PROT_WRITE);
+}
+
+static void test_decb_stats_counted_after_release(void **state)
+{
+	struct sigaction sa = { .sa_sigaction = stats_write_fault,
+				.sa_flags = SA_SIGINFO }, old;
+	decb_spinlock_t lock = __DECB_SPIN_LOCK_UNLOCKED;
+	struct lock_class_stats *st;
+
+	stats_page = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+	memset(stats_page, 0, PAGE_SIZE);
+	st = stats_page;
+	stats_lock = &lock;
+	assert_int_equal(sigaction(SIGSEGV, &sa, &old), 0);
+	decb_spin_lock_account(&lock);
+	assert_int_equal(mprotect(stats_page, PAGE_SIZE, PROT_READ), 0);
+	decb_spin_unlock_account(&lock, st, 100);	/* a contended take */
+	sigaction(SIGSEGV, &old, NULL);
+	assert_int_equal(stats_writes, 1);
+	assert_int_equal(stats_writes_held, 0);
+	assert_int_equal(st->acquisitions, 1);
+	assert_int_equal(st->contentions, 1);
+	assert_int_equal(st->waittime, 100);
+	free(stats_page);
 }
 
 static void hammer_atomic(struct test_thread *t)
@@ -249,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_spinlock_ticket_wrap),
 		cmocka_unit_test(test_decb_spinlock_mutual_exclusion),
 		cmocka_unit_test(test_decb_spinlock_trylock),
+		cmocka_unit_test(test_decb_stats_counted_after_release),
 		cmocka_unit_test(test_atomic_sum),
 		cmocka_unit_test(test_percpu_slots_on_distinct_lines),
 		cmocka_unit_test(test_this_cpu_counts_stay_local),

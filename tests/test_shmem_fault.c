@@ -22,8 +22,10 @@
 #define MAX_RACERS	4
 #ifdef KSCALE_SANITIZE
 #define PASSES		3	/* ThreadSanitizer serialises the race */
+#define WINDOWS		4
 #else
 #define PASSES		20
+#define WINDOWS		800	/* free_path_racer: 6 in 6 caught a dropped lock */
 #endif
 
 static struct topology machine;
@@ -33,7 +35,7 @@ static bool page_is_zero(struct page *page)
 	const unsigned long *p = page_address(page);
 	size_t i;
 
-	for (i = 0; i < PAGE_SIZE / sizeof(*p); i++)
+	for (i = 0; i < MM_PAGE_SIZE / sizeof(*p); i++)
 		if (p[i])
 			return false;
 	return true;
@@ -106,6 +108,41 @@ static void test_pages_read_back_zero_and_books_balance(void **state)
 			ops->fput(f);
 			assert_sb_balanced(ops);
 		}
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * ia64's 16 KiB pages: a fault clears all 16 KiB of a page dirtied to
+ * its last word, a page is 32 blocks, and one index page maps 2048
+ * entries: 600 pages take i_indirect and one leaf, where 4 KiB pages
+ * (512 entries) take two leaves.
+ */
+static void test_page_size_16k(void **state)
+{
+	const struct shmem_fault_ops *ops = &shmem_fault_stat_lock;
+	unsigned int shift;
+	struct shmem_stats st;
+	struct page *page;
+	struct file *f;
+	unsigned long idx;
+
+	for (shift = 14; shift >= 12; shift -= 2) {
+		page_alloc_set_shift(shift);
+		ops->shm_mount(0);
+		f = ops->shmem_zero_setup(PAGES);
+		for (idx = 0; idx < PAGES; idx++) {
+			assert_int_equal(ops->shmem_fault(f, idx, &page), 0);
+			((char *)page_address(page))[MM_PAGE_SIZE - 1] = 1;
+		}
+		ops->shmem_stats(f, &st);
+		assert_int_equal(st.index_pages, shift == 14 ? 2 : 3);
+		assert_int_equal(st.i_blocks, (PAGES + st.index_pages) *
+				 (shift == 14 ? 32 : 8));
+		ops->shmem_release(f, 0, PAGES);
+		fault_range(ops, f, 0, PAGES, true);
+		ops->fput(f);
+		assert_sb_balanced(ops);
 	}
 	assert_int_equal(kscale_warnings(), 0);
 }
@@ -255,6 +292,68 @@ static void test_disjoint_ranges_return_every_block(void **state)
 }
 
 /*
+ * The free path's stat_lock sections raced: every task faults the same
+ * fresh window of one object each pass, so that all but one of each
+ * index's racers give their block back (shmem_free_block() after
+ * add_to_page_cache() or another's index page won), while each also
+ * faults and truncates a range of its own (shmem_recalc_inode()) and an
+ * object of its own (shmem_truncate(), shmem_delete_inode()), all on one
+ * superblock.  A window is never truncated while others fault it: the
+ * models hold no page references for find_lock_page() to pin.
+ */
+#define WINDOW		24
+#define OWN_PAGES	8
+
+static void free_path_racer(struct test_thread *t)
+{
+	struct race *r = t->arg;
+	unsigned long own_start = WINDOWS * WINDOW + t->id * OWN_PAGES, idx;
+	struct page *page;
+	struct file *own;
+	unsigned long pass;
+
+	for (pass = 0; pass < WINDOWS; pass++) {
+		for (idx = pass * WINDOW; idx < (pass + 1) * WINDOW; idx++)
+			if (r->ops->shmem_fault(r->file, idx, &page))
+				test_note(&r->errors);
+		for (idx = own_start; idx < own_start + OWN_PAGES; idx++)
+			if (r->ops->shmem_fault(r->file, idx, &page))
+				test_note(&r->errors);
+		r->ops->shmem_release(r->file, own_start,
+				      own_start + OWN_PAGES);
+		own = r->ops->shmem_zero_setup(OWN_PAGES);
+		for (idx = 0; idx < OWN_PAGES; idx++)
+			if (r->ops->shmem_fault(own, idx, &page))
+				test_note(&r->errors);
+		r->ops->fput(own);
+	}
+}
+
+static void test_free_path_races_allocation(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct race *r = calloc(1, sizeof(*r));
+	int i;
+
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
+		ops->shm_mount(0);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->file = ops->shmem_zero_setup(WINDOWS * WINDOW +
+						MAX_RACERS * OWN_PAGES);
+		test_race_tasks(MAX_RACERS, test_task_cpus(), free_path_racer,
+				r);
+		assert_int_equal(r->errors, 0);
+		assert_books(ops, r->file);
+		ops->fput(r->file);
+		assert_sb_balanced(ops);
+	}
+	free(r);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
  * lockstat of the superblock stat_lock: 2.6.7 takes it for every new
  * block (and index page); the seed's nosbinfo takes it on no fault, only
  * to count the mapping's inode in and out (twice a mapping); 2.6.9 and
@@ -301,9 +400,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages_read_back_zero_and_books_balance),
 		cmocka_unit_test(test_enospc_exactly_at_the_limit),
+		cmocka_unit_test(test_page_size_16k),
 		cmocka_unit_test(test_racing_faults_share_one_page),
 		cmocka_unit_test(test_stat_lock_takes_per_variant),
 		cmocka_unit_test(test_disjoint_ranges_return_every_block),
+		cmocka_unit_test(test_free_path_races_allocation),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -63,7 +63,7 @@ static struct {
 	unsigned long faults, enospc, truncates;
 } s;
 
-static const char zero_page[PAGE_SIZE];
+static const char zero_page[1UL << MAX_MM_PAGE_SHIFT];
 
 static const void *sf_variant(int i, const char **name)
 {
@@ -181,7 +181,7 @@ static void sf_fault_mapped(struct sf_task *st, struct sf_obj *o,
 			     m->pages[i], mark);
 	if (m->pages[i])
 		return;
-	if (memcmp(page_address(page), zero_page, PAGE_SIZE))
+	if (memcmp(page_address(page), zero_page, MM_PAGE_SIZE))
 		torture_fail("index %lu: page %p not cleared", base + i, page);
 	*word = mark;
 	m->pages[i] = page;

@@ -15,11 +15,39 @@ struct per_cpu_pages {
 };
 
 static struct per_cpu_pages __percpu *pcp;
+unsigned int mm_page_shift = PAGE_SHIFT;
+
+/* What alloc_batch() took from the host, to give back on a new size. */
+struct page_chunk {
+	struct page_chunk *next;
+	void *data;
+	struct page *pages;
+};
+
+static struct page_chunk *chunks;
 
 void page_alloc_init(void)
 {
 	if (!pcp)
 		pcp = alloc_percpu(struct per_cpu_pages);
+}
+
+void page_alloc_set_shift(unsigned int shift)
+{
+	struct page_chunk *chunk;
+	int cpu;
+
+	if (shift == mm_page_shift)
+		return;
+	mm_page_shift = shift;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(pcp, cpu)->free = NULL;
+	while ((chunk = chunks)) {
+		chunks = chunk->next;
+		kfree_node(chunk->data);
+		kfree_node(chunk->pages);
+		free(chunk);
+	}
 }
 
 /* The list's head shares the lock's line; its pages are the CPU's own. */
@@ -41,15 +69,23 @@ void page_alloc_lockstat_register(void)
  */
 static struct page *alloc_batch(void)
 {
-	char *data = kzalloc_node(PAGE_BATCH * PAGE_SIZE + PAGE_SIZE,
+	struct page_chunk *chunk = malloc(sizeof(*chunk));
+	char *data = kzalloc_node(PAGE_BATCH * MM_PAGE_SIZE + MM_PAGE_SIZE,
 				  numa_node_id());
 	struct page *pages = kzalloc_node(PAGE_BATCH * sizeof(*pages),
 					  numa_node_id());
 	int i;
 
-	data = (char *)(((uintptr_t)data + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+	chunk->data = data;
+	chunk->pages = pages;
+	chunk->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&chunks, &chunk->next, chunk, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	data = (char *)(((uintptr_t)data + MM_PAGE_SIZE - 1) &
+			~(MM_PAGE_SIZE - 1));
 	for (i = 0; i < PAGE_BATCH; i++) {
-		pages[i].virtual = data + i * PAGE_SIZE;
+		pages[i].virtual = data + i * MM_PAGE_SIZE;
 		pages[i].lru = i + 1 < PAGE_BATCH ? &pages[i + 1] : NULL;
 	}
 	return pages;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * 4 KiB pages from per-CPU free lists, standing in for the buddy
+ * Pages of the modelled machine's size from per-CPU free lists, standing in for the buddy
  * allocator's per-CPU page lists (the pcp fast path): uncontended, local.
  * A CPU whose list is empty takes a batch of fresh pages on its node.
  * Pages are never returned to the system; the pool grows to its peak.
@@ -13,8 +13,17 @@
 
 #include "compiler.h"
 
-#define PAGE_SHIFT	12
+#define PAGE_SHIFT	12		/* the host's page: mmap, mprotect */
 #define PAGE_SIZE	(1UL << PAGE_SHIFT)
+
+/*
+ * The modelled machine's page, what a struct page's data is: the host's
+ * by default, or ia64's 16 KiB (seed 002's Altix).  A model's PAGE_SIZE
+ * (and its kernel's PAGE_CACHE_SIZE) is MM_PAGE_SIZE.
+ */
+#define MAX_MM_PAGE_SHIFT	14
+extern unsigned int mm_page_shift;
+#define MM_PAGE_SIZE	(1UL << mm_page_shift)
 
 struct address_space;
 
@@ -22,7 +31,7 @@ struct page {
 	unsigned long flags;
 	unsigned long index;
 	struct address_space *mapping;
-	void *virtual;			/* the 4 KiB of data */
+	void *virtual;			/* the MM_PAGE_SIZE of data */
 	struct page *lru;		/* free list link */
 };
 
@@ -32,6 +41,11 @@ struct page {
 struct page *alloc_page(void);
 void __free_page(struct page *page);
 void page_alloc_init(void);
+/*
+ * Between runs, with every page free: the page size from now on (a new
+ * size gives the pool's pages back to the host).
+ */
+void page_alloc_set_shift(unsigned int shift);
 /* In a run's set-up: each CPU's list lock is a resource to lockstat. */
 void page_alloc_lockstat_register(void);
 
@@ -72,7 +86,7 @@ static inline void SetPageUptodate(struct page *page)
 
 static inline void clear_page(void *addr)
 {
-	__builtin_memset(addr, 0, PAGE_SIZE);
+	__builtin_memset(addr, 0, MM_PAGE_SIZE);
 }
 
 #endif

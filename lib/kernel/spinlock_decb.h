@@ -59,36 +59,52 @@ struct lock_class_stats {
 	uint64_t waittime;		/* cycles, waits only */
 };
 
-/* Counted in *stats if given; a wait is timed in the slow path only. */
-static inline void __decb_spin_lock(decb_spinlock_t *lock,
-				    struct lock_class_stats *stats)
+/*
+ * The slow path timed: from the failed decb to the read that saw the
+ * byte free before the decb that took it, so that no rdtsc runs with
+ * the lock held.  Returns the cycles waited, 0 if the first decb took it.
+ */
+static inline uint64_t __decb_spin_lock_timed(decb_spinlock_t *lock)
 {
-	uint64_t t0 = 0;
+	uint64_t t0, t1;
 
-	if (stats)
-		stats->acquisitions++;
 	if (likely(__decb_try(lock)))
-		return;
-	if (stats)
-		t0 = rdtsc_ordered();
-	__decb_spin_wait(lock);
-	if (stats) {
-		stats->contentions++;
-		stats->waittime += rdtsc_ordered() - t0;
-	}
+		return 0;
+	t0 = rdtsc_ordered();
+	do {
+		while (__atomic_load_n(&lock->slock, __ATOMIC_RELAXED) <= 0)
+			cpu_relax();
+		t1 = rdtsc_ordered();
+	} while (!__decb_try(lock));
+	return t1 > t0 ? t1 - t0 : 1;
 }
 
-/* decb_spin_lock() that counts into *stats. */
-static inline void decb_spin_lock_account(decb_spinlock_t *lock,
-					  struct lock_class_stats *stats)
+/*
+ * decb_spin_lock() whose acquisition is to be counted: pass what it
+ * returns to decb_spin_unlock_account(), which counts it once the lock
+ * is released.  CONFIG_LOCK_STAT counts inside the section; here the
+ * holder pays nothing for it, as a variant that never takes the lock
+ * pays nothing.
+ */
+static inline uint64_t decb_spin_lock_account(decb_spinlock_t *lock)
 {
+	uint64_t wait;
+
 	preempt_disable();
-	lockstat_acquire(lock, false, __decb_spin_lock(lock, stats));
+	lockstat_acquire(lock, false, wait = __decb_spin_lock_timed(lock));
+	return wait;
+}
+
+static inline void __decb_spin_lock(decb_spinlock_t *lock)
+{
+	if (unlikely(!__decb_try(lock)))
+		__decb_spin_wait(lock);
 }
 
 static inline void decb_spin_lock(decb_spinlock_t *lock)
 {
-	decb_spin_lock_account(lock, NULL);
+	preempt_disable();
+	lockstat_acquire(lock, false, __decb_spin_lock(lock));
 }
 
 /* spin_trylock_string: xchgb 0, took it if the old byte was positive. */
@@ -109,6 +125,19 @@ static inline void decb_spin_unlock(decb_spinlock_t *lock)
 	lockstat_release(lock);
 	__atomic_store_n(&lock->slock, 1, __ATOMIC_RELEASE);
 	preempt_enable();
+}
+
+/* decb_spin_unlock(), then the acquisition counted into *stats. */
+static inline void decb_spin_unlock_account(decb_spinlock_t *lock,
+					    struct lock_class_stats *stats,
+					    uint64_t wait)
+{
+	decb_spin_unlock(lock);
+	stats->acquisitions++;
+	if (wait) {
+		stats->contentions++;
+		stats->waittime += wait;
+	}
 }
 
 static inline bool decb_spin_is_locked(decb_spinlock_t *lock)

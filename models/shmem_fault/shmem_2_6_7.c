@@ -41,7 +41,24 @@
 #define spin_lock_init		decb_spin_lock_init
 #define spin_lock		decb_spin_lock
 #define spin_unlock		decb_spin_unlock
+/*
+ * stat_lock's takes are counted into stat_lock_stat once it is released
+ * (spinlock_decb.h): no variant's section pays for the statistics.
+ */
 #define spin_lock_account	decb_spin_lock_account
+#define spin_unlock_account(lock, wait) \
+	decb_spin_unlock_account(lock, &stat_lock_stat, wait)
+
+/*
+ * PAGE_CACHE_SIZE is the modelled machine's page (page_alloc.h): with
+ * ia64's 16 KiB, ENTRIES_PER_PAGE is 2048 not 512 (one index page maps
+ * 32 MiB, not 2 MiB), BLOCKS_PER_PAGE 32 not 8 and SHMEM_MAX_INDEX grows;
+ * SHMEM_NR_DIRECT stays 16 (a constant in shmem_fs.h).
+ */
+#undef PAGE_SHIFT
+#undef PAGE_SIZE
+#define PAGE_SHIFT		mm_page_shift
+#define PAGE_SIZE		MM_PAGE_SIZE
 
 #define SHMEM_NR_DIRECT		16
 #define ENTRIES_PER_PAGE	(PAGE_SIZE / sizeof(unsigned long))
@@ -157,19 +174,21 @@ static inline void shmem_unacct_size(unsigned long flags, long long size)
 static void shmem_free_block(struct inode *inode)
 {
 	struct shmem_sb_info *sbinfo = shmem_sb_books(inode);
+	uint64_t wait;
 
 	if (!sbinfo)
 		return;
-	spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+	wait = spin_lock_account(&sbinfo->stat_lock);
 	sbinfo->free_blocks++;
 	inode->i_blocks -= BLOCKS_PER_PAGE;
-	spin_unlock(&sbinfo->stat_lock);
+	spin_unlock_account(&sbinfo->stat_lock, wait);
 }
 
 /* Return the blocks of pages that left the page cache.  info->lock held. */
 static void shmem_recalc_inode(struct inode *inode)
 {
 	struct shmem_inode_info *info = SHMEM_I(inode);
+	uint64_t wait;
 	long freed;
 
 	freed = info->alloced - info->swapped - READ_ONCE(inode->i_mapping->nrpages);
@@ -179,10 +198,10 @@ static void shmem_recalc_inode(struct inode *inode)
 		info->alloced -= freed;
 		if (!sbinfo)
 			return;
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+		wait = spin_lock_account(&sbinfo->stat_lock);
 		sbinfo->free_blocks += freed;
 		inode->i_blocks -= freed * BLOCKS_PER_PAGE;
-		spin_unlock(&sbinfo->stat_lock);
+		spin_unlock_account(&sbinfo->stat_lock, wait);
 	}
 }
 
@@ -270,6 +289,7 @@ static swp_entry_t *shmem_swp_alloc(struct shmem_inode_info *info,
 	struct page *page = NULL;
 	unsigned long addr = 0;
 	swp_entry_t *entry;
+	uint64_t wait;
 
 	if (((long long)index << PAGE_SHIFT) >= inode->i_size)
 		return ERR_PTR(-EINVAL);
@@ -282,14 +302,14 @@ static swp_entry_t *shmem_swp_alloc(struct shmem_inode_info *info,
 		 * a waste to allocate index if we cannot allocate data.
 		 */
 		if (sbinfo) {
-			spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+			wait = spin_lock_account(&sbinfo->stat_lock);
 			if (sbinfo->free_blocks <= 1) {
-				spin_unlock(&sbinfo->stat_lock);
+				spin_unlock_account(&sbinfo->stat_lock, wait);
 				return ERR_PTR(-ENOSPC);
 			}
 			sbinfo->free_blocks--;
 			inode->i_blocks += BLOCKS_PER_PAGE;
-			spin_unlock(&sbinfo->stat_lock);
+			spin_unlock_account(&sbinfo->stat_lock, wait);
 		}
 
 		spin_unlock(&info->lock);
@@ -345,17 +365,18 @@ static int add_to_page_cache(struct page *page, struct address_space *mapping,
 static int shmem_charge_block(struct inode *inode)
 {
 	struct shmem_sb_info *sbinfo = shmem_sb_books(inode);
+	uint64_t wait;
 
 	if (!sbinfo)
 		return 0;
-	spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+	wait = spin_lock_account(&sbinfo->stat_lock);
 	if (sbinfo->free_blocks == 0) {
-		spin_unlock(&sbinfo->stat_lock);
+		spin_unlock_account(&sbinfo->stat_lock, wait);
 		return -ENOSPC;
 	}
 	sbinfo->free_blocks--;
 	inode->i_blocks += BLOCKS_PER_PAGE;
-	spin_unlock(&sbinfo->stat_lock);
+	spin_unlock_account(&sbinfo->stat_lock, wait);
 	return 0;
 }
 
@@ -437,15 +458,16 @@ static struct inode *shmem_get_inode(struct super_block *sb)
 {
 	struct shmem_sb_info *sbinfo = SHMEM_SB(sb);
 	struct shmem_inode_info *info;
+	uint64_t wait;
 
 	if (sbinfo) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+		wait = spin_lock_account(&sbinfo->stat_lock);
 		if (!sbinfo->free_inodes) {
-			spin_unlock(&sbinfo->stat_lock);
+			spin_unlock_account(&sbinfo->stat_lock, wait);
 			return NULL;
 		}
 		sbinfo->free_inodes--;
-		spin_unlock(&sbinfo->stat_lock);
+		spin_unlock_account(&sbinfo->stat_lock, wait);
 	}
 	info = calloc(1, sizeof(*info));
 	spin_lock_init(&info->lock);
@@ -543,16 +565,17 @@ static void shmem_truncate(struct inode *inode)
 	struct shmem_inode_info *info = SHMEM_I(inode);
 	struct shmem_sb_info *sbinfo = shmem_sb_books(inode);
 	unsigned long freed;
+	uint64_t wait;
 
 	spin_lock(&info->lock);
 	freed = shmem_truncate_index(info);
 	shmem_recalc_inode(inode);
 	spin_unlock(&info->lock);
 	if (sbinfo && freed) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+		wait = spin_lock_account(&sbinfo->stat_lock);
 		sbinfo->free_blocks += freed;
 		inode->i_blocks -= freed * BLOCKS_PER_PAGE;
-		spin_unlock(&sbinfo->stat_lock);
+		spin_unlock_account(&sbinfo->stat_lock, wait);
 	}
 }
 
@@ -563,15 +586,16 @@ static void shmem_delete_inode(struct file *file)
 	struct shmem_inode_info *info = SHMEM_I(inode);
 	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
 	long long size = inode->i_size;
+	uint64_t wait;
 
 	inode->i_size = 0;
 	truncate_inode_pages_range(inode->i_mapping, 0, size >> PAGE_SHIFT);
 	shmem_truncate(inode);
 	WARN_ON(inode->i_blocks);
 	if (sbinfo) {
-		spin_lock_account(&sbinfo->stat_lock, &stat_lock_stat);
+		wait = spin_lock_account(&sbinfo->stat_lock);
 		sbinfo->free_inodes++;
-		spin_unlock(&sbinfo->stat_lock);
+		spin_unlock_account(&sbinfo->stat_lock, wait);
 	}
 	shmem_unacct_size(info->flags, size);
 	free(inode->i_data.page_tree);

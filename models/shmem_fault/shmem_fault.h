@@ -14,7 +14,8 @@
 #include "../../lib/kernel/page_alloc.h"
 #include "../../lib/kernel/spinlock_decb.h"
 
-#define BLOCKS_PER_PAGE	(PAGE_SIZE / 512)
+/* 2.6.7 include/linux/shmem_fs.h: PAGE_CACHE_SIZE / 512 */
+#define BLOCKS_PER_PAGE	(MM_PAGE_SIZE / 512)
 
 struct file;
 

@@ -22,6 +22,10 @@
 #include "../../lib/kernel/spinlock.h"
 #include "shmem_fault.h"
 
+/* An order-0 folio is the modelled machine's page (page_alloc.h). */
+#undef PAGE_SHIFT
+#define PAGE_SHIFT	mm_page_shift
+
 struct address_space {
 	struct page **i_pages;		/* the xarray: a slot per index */
 	spinlock_t xa_lock;
