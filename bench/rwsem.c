@@ -568,6 +568,9 @@ static int fio_setup(struct kscale_run *run)
 	rwsem_reader_owned_patch = !strcmp(variant, "reader_owned");
 	fr->ops = strcmp(variant, "upstream") ? &rwsem_v4_6_ops :
 						&rwsem_upstream_ops;
+	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
+	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
+					       0;
 	fr->bs = parse_size(kscale_knob(run, "bs"));
 	fr->size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
@@ -831,6 +834,15 @@ static int check_iolock(const char *v, char *err, size_t len)
 	return -1;
 }
 
+static int check_wake(const char *v, char *err, size_t len)
+{
+	if (!strcmp(v, "futex") ||
+	    !kscale_check_long(v, 0, 10 * 1000 * 1000, err, len))
+		return 0;
+	snprintf(err, len, "expected futex or ns from 0 to 10000000");
+	return -1;
+}
+
 static int check_update_time(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
@@ -877,6 +889,9 @@ static const struct kscale_knob knobs[] = {
 	{ "io_path_ns", "auto", "ns of each I/O outside the locks, or auto "
 	  "(a real XFS pread/pwrite less the model's own I/O)",
 	  kscale_check_ns_or_auto },
+	{ "wake", "futex", "how the model scheduler wakes a sleeper: futex "
+	  "(the host's), or NS: it polls and runs NS after its wake-up",
+	  check_wake },
 };
 
 KSCALE_PRIMARY_METRIC("total_MBps");
