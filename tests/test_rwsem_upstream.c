@@ -6,7 +6,8 @@
  *    should; readers and writers exclude each other and writers exclude
  *    writers, with trylocks and downgrades mixed in, 8 tasks on 2 CPUs,
  *    no wake-up lost (a watchdog) and the lock unlocked with an empty
- *    wait list at the end; a downgrade hands the lock to the readers
+ *    wait list at the end, plain data written under the lock seen
+ *    whole (and ordered by it alone, for ThreadSanitizer); a downgrade hands the lock to the readers
  *    queued behind it, not to the writer queued after them; up_write()
  *    grants every queued reader at once;
  *  - today's only: a writer spins, without sleeping, behind a writer
@@ -310,10 +311,20 @@ struct race {
 	unsigned long progress;
 	unsigned long tries_won, tries_lost;
 	unsigned long sleeps, spins;
+	/*
+	 * Plain data the lock alone orders: read first thing in a hold,
+	 * written last, outside the counters' atomics above (which would
+	 * order it themselves), so that ThreadSanitizer reports a race if
+	 * an unlock does not release.
+	 */
+	unsigned long data;
+	unsigned long writes;
 };
 
 static void read_side(struct race *r)
 {
+	if (r->data > (unsigned long)RACERS * LOOPS)
+		test_note(&r->violations);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
@@ -328,6 +339,8 @@ static void write_side(struct race *r)
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
+	r->data++;
 }
 
 static void one_op(struct race *r, unsigned int op)
@@ -417,6 +430,7 @@ static void race_version(const struct version *v)
 		r->sleeps, r->spins, r->tries_won, r->tries_lost);
 	assert_int_equal(r->violations, 0);
 	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
+	assert_int_equal(r->data, r->writes);
 	/* it was a race: some slept, some trylocks met the lock taken */
 	if (timing_checked()) {
 		assert_true(r->sleeps > 0);

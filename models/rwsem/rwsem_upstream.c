@@ -47,6 +47,10 @@
  *   another task may set it under wait_lock (rwsem_try_write_lock(),
  *   rwsem_mark_wake()): a plain bool in the kernel, whose benign race
  *   ThreadSanitizer would otherwise report.
+ * - ThreadSanitizer does not model fences: in its build the acquire of
+ *   rwsem_down_read_slowpath()'s empty-queue exit (smp_rmb() after the
+ *   count's load) is also an acquire load of the count, or a reader's
+ *   reads there race, for it, with the last writer's writes.
  * - lockdep_assert_preemption_disabled() is kept as a WARN_ON() (the
  *   model's runs fail on one), WARN_ON_ONCE() as WARN_ON().
  * - The cycle counter profiles both slow paths as perf's cpu-clock
@@ -1186,6 +1190,11 @@ queue:
 		if (!(atomic_long_read(&sem->count) & RWSEM_WRITER_MASK)) {
 			/* Provide lock ACQUIRE */
 			smp_acquire__after_ctrl_dep();
+#ifdef KSCALE_SANITIZE
+			/* the fence as ThreadSanitizer sees one (departures) */
+			(void)__atomic_load_n(&sem->count.counter,
+					      __ATOMIC_ACQUIRE);
+#endif
 			raw_spin_unlock_irq(&sem->wait_lock);
 			rwsem_set_reader_owned(sem);
 			rwsem_read_slowpath_exit(&sp);
