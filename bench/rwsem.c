@@ -568,6 +568,9 @@ static int fio_setup(struct kscale_run *run)
 	rwsem_reader_owned_patch = !strcmp(variant, "reader_owned");
 	fr->ops = strcmp(variant, "upstream") ? &rwsem_v4_6_ops :
 						&rwsem_upstream_ops;
+	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
+	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
+					       0;
 	fr->bs = parse_size(kscale_knob(run, "bs"));
 	fr->size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
@@ -609,13 +612,32 @@ static void set_profile(struct kscale_run *run, const char *children,
 	kscale_set_counter(run, self, pct_of_cpu_time(run, all - callees));
 }
 
+/*
+ * Each reason's count per I/O (rwsem_profile.h): sleeps_<reason>_per_io,
+ * queued_<reason>_per_io.  The harness keeps a counter's name, not a copy.
+ */
+static char reason_counter[RWSEM_SLEEP_NR + RWSEM_QUEUE_NR][64];
+
+static void set_reasons(struct kscale_run *run, char (*counter)[64],
+			const char *what, const char *const *names,
+			const unsigned long *n, int nr, double ios)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(counter[i], sizeof(counter[i]), "%s_%s_per_io", what,
+			 names[i]);
+		kscale_set_counter(run, counter[i], ios ? n[i] / ios : 0);
+	}
+}
+
 static void model_counters(struct kscale_run *run, struct fio_run *fr)
 {
 	struct rwsem_profile sum = { 0 };
 	double reads = 0, writes = 0, switches = 0;
 	double iops = kscale_counter(run, "ops_per_sec");
 	double read_share, mb = (double)fr->bs / (1 << 20);
-	int i;
+	int i, j;
 
 	for (i = 0; i < run->nr_threads; i++) {
 		struct fio_thread *ft = run->threads[i].priv;
@@ -631,6 +653,10 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 		sum.osq += ft->profile.osq;
 		sum.spin_acquired += ft->profile.spin_acquired;
 		sum.spin_abandoned += ft->profile.spin_abandoned;
+		for (j = 0; j < RWSEM_SLEEP_NR; j++)
+			sum.slept[j] += ft->profile.slept[j];
+		for (j = 0; j < RWSEM_QUEUE_NR; j++)
+			sum.queued[j] += ft->profile.queued[j];
 	}
 	read_share = reads + writes ? reads / (reads + writes) : 0;
 	kscale_set_counter(run, "iops", iops);
@@ -654,6 +680,11 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 		    "kernel_osq_lock_self_pct", sum.osq, 0);
 	kscale_set_counter(run, "spin_acquired", sum.spin_acquired);
 	kscale_set_counter(run, "spin_abandoned", sum.spin_abandoned);
+	set_reasons(run, reason_counter, "sleeps", rwsem_sleep_name,
+		    sum.slept, RWSEM_SLEEP_NR, reads + writes);
+	set_reasons(run, reason_counter + RWSEM_SLEEP_NR, "queued",
+		    rwsem_queue_name, sum.queued, RWSEM_QUEUE_NR,
+		    reads + writes);
 }
 
 /* Every lock released: each count back to 0, each wait list empty. */
@@ -803,6 +834,15 @@ static int check_iolock(const char *v, char *err, size_t len)
 	return -1;
 }
 
+static int check_wake(const char *v, char *err, size_t len)
+{
+	if (!strcmp(v, "futex") ||
+	    !kscale_check_long(v, 0, 10 * 1000 * 1000, err, len))
+		return 0;
+	snprintf(err, len, "expected futex or ns from 0 to 10000000");
+	return -1;
+}
+
 static int check_update_time(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
@@ -849,6 +889,9 @@ static const struct kscale_knob knobs[] = {
 	{ "io_path_ns", "auto", "ns of each I/O outside the locks, or auto "
 	  "(a real XFS pread/pwrite less the model's own I/O)",
 	  kscale_check_ns_or_auto },
+	{ "wake", "futex", "how the model scheduler wakes a sleeper: futex "
+	  "(the host's), or NS: it polls and runs NS after its wake-up",
+	  check_wake },
 };
 
 KSCALE_PRIMARY_METRIC("total_MBps");

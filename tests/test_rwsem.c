@@ -1822,6 +1822,153 @@ static void test_random_mix_oversubscribed(void **state)
 	free(m);
 }
 
+/*
+ * Why a waiter slept (struct rwsem_profile's slept[], and for a writer
+ * queued[]): one task sleeps once behind a state built by hand, and its
+ * reason, and only it, counts 1.  The task is a host thread (no rq: no
+ * need_resched), so only the state decides whether a writer spins.
+ */
+enum sleep_case {
+	WRITER_BEHIND_GRANTED,	/* a reader granted asleep, not yet run */
+	WRITER_BEHIND_READER,	/* a reader that has run */
+	WRITER_BEHIND_WRITER,	/* a writer off its CPU */
+	READER_BEHIND_WRITER,
+	READER_BEHIND_WAITER_FREE,	/* a queued writer, the lock free */
+	READER_BEHIND_WAITER_READER,	/* a queued writer, a reader in */
+};
+
+struct sleeper {
+	struct rw_semaphore sem;
+	bool write;
+	struct task_struct *task;
+	struct rwsem_profile prof;
+};
+
+static void *sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+	struct optimistic_spin_node node;
+
+	task_start(&node, 1);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	store(s->task, current);
+	if (s->write) {
+		down_write(&s->sem);
+		s->prof = rwsem_profile;
+		up_write(&s->sem);
+	} else {
+		down_read(&s->sem);
+		s->prof = rwsem_profile;
+		up_read(&s->sem);
+	}
+	return NULL;
+}
+
+static bool sleeper_asleep(struct sleeper *s)
+{
+	struct task_struct *p = load(s->task);
+
+	return p && (load(p->state) & TASK_ASLEEP);
+}
+
+static void sleep_case(bool patch, enum sleep_case c,
+		       enum rwsem_sleep_reason why, int queue_why)
+{
+	struct sleeper s = { .write = c <= WRITER_BEHIND_WRITER };
+	struct queued_waiter r, w;
+	pthread_t tid;
+	int i;
+
+	rwsem_reader_owned_patch = patch;
+	init_rwsem(&s.sem);
+	switch (c) {
+	case WRITER_BEHIND_GRANTED:
+	case WRITER_BEHIND_READER:
+		down_write(&s.sem);
+		queue_by_hand(&s.sem, &r, QUEUED_READER);
+		up_write(&s.sem);	/* grants r, which does not run */
+		assert_true(granted(&r));
+		if (c == WRITER_BEHIND_READER)
+			rwsem_grant_taken(&s.sem);	/* r has run */
+		break;
+	case WRITER_BEHIND_WRITER:
+		down_write(&s.sem);
+		WRITE_ONCE(current->on_cpu, 0);	/* as if switched out */
+		break;
+	case READER_BEHIND_WRITER:
+		down_write(&s.sem);
+		break;
+	case READER_BEHIND_WAITER_READER:
+		down_read(&s.sem);
+		/* fall through */
+	case READER_BEHIND_WAITER_FREE:
+		queue_by_hand(&s.sem, &w, QUEUED_WRITER);
+		break;
+	}
+	pthread_create(&tid, NULL, sleeper_fn, &s);
+	assert_true(spin_until(sleeper_asleep(&s)));
+	switch (c) {
+	case WRITER_BEHIND_GRANTED:
+		rwsem_grant_taken(&s.sem);
+		/* fall through */
+	case WRITER_BEHIND_READER:
+		up_read(&s.sem);	/* r leaves: the writer is woken */
+		break;
+	case WRITER_BEHIND_WRITER:
+		WRITE_ONCE(current->on_cpu, 1);
+		/* fall through */
+	case READER_BEHIND_WRITER:
+		up_write(&s.sem);
+		break;
+	case READER_BEHIND_WAITER_FREE:
+		dequeue_by_hand(&s.sem, &w);
+		down_write(&s.sem);	/* its release grants the reader */
+		up_write(&s.sem);
+		break;
+	case READER_BEHIND_WAITER_READER:
+		dequeue_by_hand(&s.sem, &w);
+		up_read(&s.sem);
+		break;
+	}
+	pthread_join(tid, NULL);
+	for (i = 0; i < RWSEM_SLEEP_NR; i++)
+		if (s.prof.slept[i] != (i == (int)why))
+			fail_msg("%s: slept %s %lu times", patch ? "seed" :
+				 "v4.6", rwsem_sleep_name[i], s.prof.slept[i]);
+	for (i = 0; i < RWSEM_QUEUE_NR; i++)
+		if (s.prof.queued[i] != (i == queue_why))
+			fail_msg("%s: queued %s %lu times", patch ? "seed" :
+				 "v4.6", rwsem_queue_name[i], s.prof.queued[i]);
+	assert_released(&s.sem);
+}
+
+static void test_sleep_reasons(void **state)
+{
+	bool patch;
+
+	for (patch = false; ; patch = true) {
+		sleep_case(patch, WRITER_BEHIND_GRANTED,
+			   RWSEM_SLEEP_WRITE_GRANTED_READER, patch ?
+			   RWSEM_QUEUE_NOSPIN_READER_OWNED :
+			   RWSEM_QUEUE_NOSPIN_OWNER_NULL_ACTIVE);
+		sleep_case(patch, WRITER_BEHIND_READER,
+			   RWSEM_SLEEP_WRITE_READER, patch ?
+			   RWSEM_QUEUE_NOSPIN_READER_OWNED :
+			   RWSEM_QUEUE_NOSPIN_OWNER_NULL_ACTIVE);
+		sleep_case(patch, WRITER_BEHIND_WRITER,
+			   RWSEM_SLEEP_WRITE_WRITER,
+			   RWSEM_QUEUE_NOSPIN_OWNER_OFF_CPU);
+		sleep_case(patch, READER_BEHIND_WRITER,
+			   RWSEM_SLEEP_READ_WRITER, -1);
+		sleep_case(patch, READER_BEHIND_WAITER_FREE,
+			   RWSEM_SLEEP_READ_WAITER_FREE, -1);
+		sleep_case(patch, READER_BEHIND_WAITER_READER,
+			   RWSEM_SLEEP_READ_WAITER_READERS, -1);
+		if (patch)
+			break;
+	}
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -1851,6 +1998,7 @@ int main(void)
 		cmocka_unit_test(test_osq_unqueue_with_successor),
 		cmocka_unit_test(test_trylock_under_contention),
 		cmocka_unit_test(test_random_mix_oversubscribed),
+		cmocka_unit_test(test_sleep_reasons),
 	};
 
 	if (only)

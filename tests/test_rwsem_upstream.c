@@ -6,7 +6,8 @@
  *    should; readers and writers exclude each other and writers exclude
  *    writers, with trylocks and downgrades mixed in, 8 tasks on 2 CPUs,
  *    no wake-up lost (a watchdog) and the lock unlocked with an empty
- *    wait list at the end; a downgrade hands the lock to the readers
+ *    wait list at the end, plain data written under the lock seen
+ *    whole (and ordered by it alone, for ThreadSanitizer); a downgrade hands the lock to the readers
  *    queued behind it, not to the writer queued after them; up_write()
  *    grants every queued reader at once;
  *  - today's only: a writer spins, without sleeping, behind a writer
@@ -310,10 +311,20 @@ struct race {
 	unsigned long progress;
 	unsigned long tries_won, tries_lost;
 	unsigned long sleeps, spins;
+	/*
+	 * Plain data the lock alone orders: read first thing in a hold,
+	 * written last, outside the counters' atomics above (which would
+	 * order it themselves), so that ThreadSanitizer reports a race if
+	 * an unlock does not release.
+	 */
+	unsigned long data;
+	unsigned long writes;
 };
 
 static void read_side(struct race *r)
 {
+	if (r->data > (unsigned long)RACERS * LOOPS)
+		test_note(&r->violations);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
@@ -328,6 +339,8 @@ static void write_side(struct race *r)
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
+	r->data++;
 }
 
 static void one_op(struct race *r, unsigned int op)
@@ -417,6 +430,7 @@ static void race_version(const struct version *v)
 		r->sleeps, r->spins, r->tries_won, r->tries_lost);
 	assert_int_equal(r->violations, 0);
 	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
+	assert_int_equal(r->data, r->writes);
 	/* it was a race: some slept, some trylocks met the lock taken */
 	if (timing_checked()) {
 		assert_true(r->sleeps > 0);
@@ -897,6 +911,143 @@ static void test_handoff_beats_lock_stealing(void **state)
 		assert_true(handoffs > 0);
 }
 
+/*
+ * 8. The handoff as a reader sees it: once the first waiter, a writer,
+ * has set RWSEM_FLAG_HANDOFF, a reader arriving at the free lock must
+ * not take it (rwsem_down_read_slowpath()'s optimistic stealing tests
+ * the bit), but queue behind the writer, which then takes the lock.
+ *
+ * Task 0 (CPU 0) holds the lock shared; task 1 (CPU 1), a writer, spins
+ * on the reader-owned lock, gives up and sleeps.  Past RWSEM_WAIT_TIMEOUT
+ * task 0 wakes it (a spurious wake-up: its loop retries), and its
+ * rwsem_try_write_lock() sets the handoff bit; the lock still read-held,
+ * it sleeps again.  Task 3, also on CPU 1, then keeps that CPU without a
+ * preemption point, so the writer woken by task 0's up_read() cannot run
+ * yet: the lock is free, the bit set, the writer first in the queue, as
+ * task 0 calls down_read().  Task 3 lets the writer run once task 0 has
+ * queued (or, in a broken model, got the lock).  Under SCHED_OTHER the
+ * writer may run first and the window is not made; the order is checked
+ * all the same.
+ */
+#define HANDOFF_WAIT_NS	(5 * 1000 * 1000)	/* > RWSEM_WAIT_TIMEOUT */
+
+struct read_handoff {
+	struct rwsem_storage sem;
+	struct task_struct *writer;
+	int hog, hogging, handoff_set, reader_queued;
+	int reader_in, writer_in, writer_done;
+	int reader_saw_handoff;	/* flag set as the reader got the lock */
+	int violations, stuck, finished;
+};
+
+static bool writer_asleep(struct read_handoff *h)
+{
+	struct task_struct *p = READ_ONCE(h->writer);
+
+	return p && (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) &
+		     TASK_ASLEEP);
+}
+
+/* Task 0: the reader that holds, then the one that must wait. */
+static void read_handoff_reader(struct read_handoff *h)
+{
+	const struct rwsem_ops *ops = upstream()->ops;
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+	struct rwsem_state st;
+
+	ops->down_read(&h->sem);
+	while (!(writer_asleep(h) && state_of(upstream(), &h->sem).nr_waiters))
+		if (now_ns() > end)
+			goto stuck;
+	busy_ns(HANDOFF_WAIT_NS);
+	wake_up_process(h->writer);
+	while (!(writer_asleep(h) &&
+		 state_of(upstream(), &h->sem).flag_handoff))
+		if (now_ns() > end)
+			goto stuck;
+	store(&h->handoff_set, 1);
+	store(&h->hog, 1);
+	while (!load(&h->hogging))
+		if (now_ns() > end)
+			goto stuck;
+	ops->up_read(&h->sem);
+	ops->down_read(&h->sem);
+	st = state_of(upstream(), &h->sem);
+	store(&h->reader_in, 1);
+	if (!load(&h->writer_done)) {
+		h->reader_saw_handoff = st.flag_handoff;
+		test_note(&h->violations);
+	}
+	ops->up_read(&h->sem);
+	return;
+stuck:
+	test_note(&h->stuck);
+	ops->up_read(&h->sem);
+	store(&h->hog, 1);
+}
+
+static void read_handoff_task(struct test_thread *t)
+{
+	struct read_handoff *h = t->arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+
+	task_start(&node, t->id);
+	switch (t->id) {
+	case 0:
+		read_handoff_reader(h);
+		break;
+	case 1:
+		while (!state_of(upstream(), &h->sem).reader_owned)
+			cpu_relax();
+		WRITE_ONCE(h->writer, current);
+		ops->down_write(&h->sem);
+		store(&h->writer_in, 1);
+		if (load(&h->reader_in))
+			test_note(&h->violations);
+		store(&h->writer_done, 1);
+		ops->up_write(&h->sem);
+		break;
+	case 3:
+		while (!load(&h->hog))
+			nap();
+		store(&h->hogging, 1);
+		/* CPU 1's until the reader queued behind the writer */
+		while (!load(&h->reader_in) &&
+		       state_of(upstream(), &h->sem).nr_waiters < 2)
+			if (now_ns() > end) {
+				test_note(&h->stuck);
+				break;
+			}
+		store(&h->reader_queued, !load(&h->reader_in));
+		break;
+	}
+	leave_together(&h->finished, 4);
+}
+
+static void test_reader_honours_writer_handoff(void **state)
+{
+	struct read_handoff *h = calloc(1, sizeof(*h));
+
+	if (!two_cpus())
+		skip();
+	upstream()->ops->init(&h->sem);
+	test_race_tasks(4, 2, read_handoff_task, h);
+	if (h->reader_saw_handoff)
+		fprintf(stderr, "upstream: a reader took the lock while "
+			"RWSEM_FLAG_HANDOFF was set\n");
+	assert_int_equal(h->stuck, 0);
+	assert_int_equal(h->violations, 0);
+	assert_true(h->handoff_set);
+	assert_true(h->writer_done && h->reader_in);
+	if (timing_checked())
+		assert_true(h->reader_queued);
+	assert_released(upstream(), &h->sem);
+	assert_false(state_of(upstream(), &h->sem).flag_handoff);
+	free(h);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -914,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_writer_spins_behind_running_writer),
 		cmocka_unit_test(test_reader_owned_spin_is_bounded),
 		cmocka_unit_test(test_handoff_beats_lock_stealing),
+		cmocka_unit_test(test_reader_honours_writer_handoff),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

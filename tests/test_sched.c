@@ -11,7 +11,10 @@
  * A task asleep on a timer or the model disk, alone on its CPU, runs again
  * when it wakes even where a host thread at the tasks' priority that never
  * yields shares the CPU (another process's model task alone on its CPU),
- * round after round of task sets started and stopped.
+ * round after round of task sets started and stopped.  With
+ * sched_wake_poll a sleeper polls instead of waiting on its futex (its
+ * state says TASK_POLLING) and runs sched_wake_poll_ns after its wake-up,
+ * not before.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -516,6 +519,110 @@ static void test_timed_sleeper_is_not_starved_by_a_host_thread(void **state)
 	assert_int_equal(cpu_rq(0)->nr_running, 0);
 }
 
+/*
+ * Task 0 sleeps in schedule() over and over; task 1 wakes it each time it
+ * has been asleep IDLE_NS and times the wake-up, from wake_up_process()
+ * to task 0 running again.
+ */
+#define WAKE_ROUNDS	200
+#define IDLE_NS		(200 * 1000)
+
+struct wake_cost {
+	struct task_struct *sleeper;
+	int round;			/* task 0 is asleep for it, or back */
+	int polling;			/* rounds whose sleeper had TASK_POLLING */
+	uint64_t woken[WAKE_ROUNDS];	/* ns: the wake_up_process() */
+	uint64_t ran[WAKE_ROUNDS];	/* ns: task 0 back from schedule() */
+	int stuck;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+static void wake_cost_task(struct test_thread *t)
+{
+	struct wake_cost *w = t->arg;
+	double since = test_now_ms();
+	uint32_t st;
+	int i;
+
+	for (i = 0; i < WAKE_ROUNDS; i++) {
+		if (t->id == 0) {
+			WRITE_ONCE(w->sleeper, current);
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			__atomic_store_n(&w->round, 2 * i + 1, __ATOMIC_SEQ_CST);
+			schedule();
+			w->ran[i] = mono_ns();
+			__atomic_store_n(&w->round, 2 * i + 2, __ATOMIC_SEQ_CST);
+			continue;
+		}
+		while (__atomic_load_n(&w->round, __ATOMIC_SEQ_CST) != 2 * i + 1 ||
+		       !((st = __atomic_load_n(&w->sleeper->state,
+					       __ATOMIC_SEQ_CST)) & TASK_ASLEEP)) {
+			if (test_now_ms() - since > GIVE_UP_MS) {
+				test_note(&w->stuck);
+				return;
+			}
+			yield();
+		}
+		if (st & TASK_POLLING)
+			w->polling++;
+		/* long enough asleep for its CPU to go idle */
+		w->woken[i] = mono_ns() + IDLE_NS;
+		while (mono_ns() < w->woken[i])
+			cpu_relax();
+		wake_up_process(w->sleeper);
+		/* back, or already asleep for the next round */
+		while (__atomic_load_n(&w->round, __ATOMIC_SEQ_CST) < 2 * i + 2)
+			yield();
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rounds' wake-up latencies, sorted, in w->ran. */
+static void wake_cost_run(struct wake_cost *w, bool poll, uint64_t ns)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	sched_wake_poll = poll;
+	sched_wake_poll_ns = ns;
+	test_race_tasks(2, test_task_cpus() < 2 ? 1 : 2, wake_cost_task, w);
+	sched_wake_poll = false;
+	sched_wake_poll_ns = 0;
+	assert_int_equal(w->stuck, 0);
+	for (i = 0; i < WAKE_ROUNDS; i++)
+		w->ran[i] -= w->woken[i];
+	qsort(w->ran, WAKE_ROUNDS, sizeof(w->ran[0]), cmp_u64);
+	print_message("wake-up by %s: median %.1f us, min %.1f us\n",
+		      poll ? "polling" : "futex", w->ran[WAKE_ROUNDS / 2] / 1e3,
+		      w->ran[0] / 1e3);
+}
+
+static void test_wake_by_polling_after_its_latency(void **state)
+{
+	static struct wake_cost w;
+
+	wake_cost_run(&w, false, 0);
+	assert_int_equal(w.polling, 0);
+	wake_cost_run(&w, true, 0);
+	assert_int_equal(w.polling, WAKE_ROUNDS);
+	wake_cost_run(&w, true, 300 * 1000);
+	assert_int_equal(w.polling, WAKE_ROUNDS);
+	assert_true(w.ran[0] >= 300 * 1000);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -533,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_a_bug),
 		cmocka_unit_test(test_block_device_depth_fifo_asleep),
 		cmocka_unit_test(test_timed_sleeper_is_not_starved_by_a_host_thread),
+		cmocka_unit_test(test_wake_by_polling_after_its_latency),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -23,6 +23,8 @@ __thread int __preempt_count;
 uint64_t sched_slice_ns;
 bool sched_preempt_full;
 bool sched_fifo;
+bool sched_wake_poll;
+uint64_t sched_wake_poll_ns;
 
 static struct rq __percpu *runqueues;
 
@@ -288,12 +290,13 @@ void yield(void)
  * runs at once, ahead of this thread's last steps into its futex, and a
  * spinner must not wait for an owner that is no longer running.
  */
-static bool try_to_sleep(struct task_struct *p)
+static bool try_to_sleep(struct task_struct *p, bool poll)
 {
 	uint32_t state = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
+	uint32_t asleep = TASK_ASLEEP | (poll ? TASK_POLLING : 0);
 
 	if (state == TASK_RUNNING ||
-	    !__atomic_compare_exchange_n(&p->state, &state, state | TASK_ASLEEP,
+	    !__atomic_compare_exchange_n(&p->state, &state, state | asleep,
 					 false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST))
 		return false;
@@ -316,6 +319,33 @@ static bool sleep_until_woken(struct task_struct *p,
 		    errno == ETIMEDOUT)
 			return false;
 	return true;
+}
+
+/* A poller's wait: the CPU to the model tasks runnable there but self. */
+static void poll_relax(struct task_struct *p, uint32_t self)
+{
+	if (p->rq && __atomic_load_n(&p->rq->nr_running, __ATOMIC_RELAXED) >
+		     self)
+		sched_yield();
+	else
+		cpu_relax();
+}
+
+/*
+ * sleep_until_woken() by polling (sched_wake_poll): off its rq meanwhile,
+ * as asleep; then queued by its waker, it runs sched_wake_poll_ns after.
+ */
+static void poll_until_woken(struct task_struct *p)
+{
+	uint64_t until;
+
+	while (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != TASK_RUNNING)
+		poll_relax(p, 0);
+	if (!READ_ONCE(sched_wake_poll_ns))
+		return;
+	until = READ_ONCE(p->woken_ns) + READ_ONCE(sched_wake_poll_ns);
+	while (clock_ns() < until)
+		poll_relax(p, 1);
 }
 
 /*
@@ -341,8 +371,11 @@ int wake_up_process(struct task_struct *p)
 	rq = READ_ONCE(p->rq);
 	if (rq)
 		activate_task(rq);
+	if ((old & TASK_POLLING) && READ_ONCE(sched_wake_poll_ns))
+		WRITE_ONCE(p->woken_ns, clock_ns());
 	__atomic_store_n(&p->state, TASK_RUNNING, __ATOMIC_SEQ_CST);
-	futex(&p->state, FUTEX_WAKE, 1, NULL);
+	if (!(old & TASK_POLLING))
+		futex(&p->state, FUTEX_WAKE, 1, NULL);
 	return 1;
 }
 
@@ -350,12 +383,17 @@ void schedule(void)
 {
 	struct task_struct *p = current;
 
+	bool poll = READ_ONCE(sched_wake_poll);
+
 	schedule_debug();
-	if (!try_to_sleep(p)) {
+	if (!try_to_sleep(p, poll)) {
 		cond_resched();
 		return;
 	}
-	sleep_until_woken(p, NULL);
+	if (poll)
+		poll_until_woken(p);
+	else
+		sleep_until_woken(p, NULL);
 	switched_in(p);
 }
 
@@ -388,7 +426,7 @@ void schedule_timeout_ns(uint64_t ns)
 	 * Expired: the timer wakes us, unless another's wake-up is under way
 	 * (TASK_WAKING); then we are runnable once it has queued us.
 	 */
-	if (try_to_sleep(p) && !sleep_until_woken(p, &t) &&
+	if (try_to_sleep(p, false) && !sleep_until_woken(p, &t) &&
 	    !wake_up_process(p))
 		sleep_until_woken(p, NULL);
 	__set_current_state(TASK_RUNNING);

@@ -7,7 +7,8 @@
  * one priority, so the host switches it out only where it blocks or
  * yields: where the kernel would switch a task out.
  *  - schedule() sleeps on the task's state word (futex) until a
- *    wake_up_process(); schedule_timeout_ns() until a timer too;
+ *    wake_up_process(), or polls it (sched_wake_poll); schedule_timeout_ns()
+ *    sleeps on it until a timer too;
  *  - at a preemption point (cond_resched(), the end of an operation: the
  *    return to user space, preempt_enable() back to 0 with
  *    sched_preempt_full) a task yields if need_resched();
@@ -40,6 +41,7 @@
 #define TASK_UNINTERRUPTIBLE	2
 #define TASK_ASLEEP		0x100	/* in schedule(): taken off its rq */
 #define TASK_WAKING		0x200	/* being queued by its waker */
+#define TASK_POLLING		0x400	/* asleep polling it: no futex wake */
 
 /* Host SCHED_FIFO priorities: tasks, the timer "interrupt", the harness. */
 #define SCHED_PRIO_TASK		1
@@ -63,6 +65,7 @@ struct task_struct {
 	struct rq *rq;			/* NULL: not a model task */
 	unsigned long nvcsw, nivcsw;	/* sleeps, preemptions */
 	const int *preempt_count;	/* its __preempt_count */
+	uint64_t woken_ns;		/* polling: when its waker came */
 } ____cacheline_aligned;
 
 extern __thread struct task_struct current_task;
@@ -70,6 +73,18 @@ extern __thread int __preempt_count;
 extern uint64_t sched_slice_ns;
 extern bool sched_preempt_full;
 extern bool sched_fifo;
+
+/*
+ * How a wake-up reaches a task asleep in schedule(), set before the tasks
+ * run: false (default), the host's futex (its cost is the host's: tens of
+ * us in a VM); true, the sleeper polls its state word, leaving the CPU to
+ * any model task runnable there meanwhile, and runs sched_wake_poll_ns
+ * after its waker's wake_up_process().  Only the delivery of a wake-up
+ * changes (the waker also skips its FUTEX_WAKE); what is woken, and when,
+ * is the caller's.  The host sees the poller's CPU busy.
+ */
+extern bool sched_wake_poll;
+extern uint64_t sched_wake_poll_ns;
 
 #define current			(&current_task)
 

@@ -47,6 +47,10 @@
  *   another task may set it under wait_lock (rwsem_try_write_lock(),
  *   rwsem_mark_wake()): a plain bool in the kernel, whose benign race
  *   ThreadSanitizer would otherwise report.
+ * - ThreadSanitizer does not model fences: in its build the acquire of
+ *   rwsem_down_read_slowpath()'s empty-queue exit (smp_rmb() after the
+ *   count's load) is also an acquire load of the count, or a reader's
+ *   reads there race, for it, with the last writer's writes.
  * - lockdep_assert_preemption_disabled() is kept as a WARN_ON() (the
  *   model's runs fail on one), WARN_ON_ONCE() as WARN_ON().
  * - The cycle counter profiles both slow paths as perf's cpu-clock
@@ -354,6 +358,7 @@ static void init_rwsem(struct rw_semaphore *sem)
 	INIT_LIST_HEAD(&sem->wait_list);
 	atomic_long_set(&sem->owner, 0L);
 	osq_lock_init(&sem->osq);
+	rwsem_grants_init(sem);
 }
 
 enum rwsem_waiter_type {
@@ -613,6 +618,7 @@ static void rwsem_mark_wake(struct rw_semaphore *sem,
 
 	if (adjustment)
 		atomic_long_add(adjustment, &sem->count);
+	rwsem_grants_add(sem, woken);
 
 	/* 2nd pass */
 	list_for_each_entry_safe(waiter, tmp, &wlist, list) {
@@ -772,8 +778,10 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 	unsigned long flags;
 	bool ret = true;
 
-	if (need_resched())
+	if (need_resched()) {
+		rwsem_queue_why(RWSEM_QUEUE_NOSPIN_NEED_RESCHED);
 		return false;
+	}
 
 	/*
 	 * Disable preemption is equal to the RCU read-side crital section,
@@ -784,8 +792,12 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 	 * Don't check the read-owner as the entry may be stale.
 	 */
 	if ((flags & RWSEM_NONSPINNABLE) ||
-	    (owner && !(flags & RWSEM_READER_OWNED) && !owner_on_cpu(owner)))
+	    (owner && !(flags & RWSEM_READER_OWNED) && !owner_on_cpu(owner))) {
+		rwsem_queue_why(flags & RWSEM_NONSPINNABLE ?
+				RWSEM_QUEUE_NOSPIN_NONSPINNABLE :
+				RWSEM_QUEUE_NOSPIN_OWNER_OFF_CPU);
 		ret = false;
+	}
 
 	return ret;
 }
@@ -793,8 +805,10 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 static inline enum owner_state
 rwsem_owner_state(struct task_struct *owner, unsigned long flags)
 {
-	if (flags & RWSEM_NONSPINNABLE)
+	if (flags & RWSEM_NONSPINNABLE) {
+		rwsem_queue_why(RWSEM_QUEUE_SPIN_NONSPINNABLE);
 		return OWNER_NONSPINNABLE;
+	}
 
 	if (flags & RWSEM_READER_OWNED)
 		return OWNER_READER;
@@ -840,6 +854,9 @@ rwsem_spin_on_owner(struct rw_semaphore *sem)
 		barrier();
 
 		if (need_resched() || !owner_on_cpu(owner)) {
+			rwsem_queue_why(need_resched() ?
+					RWSEM_QUEUE_SPIN_NEED_RESCHED :
+					RWSEM_QUEUE_SPIN_OWNER_OFF_CPU);
 			state = OWNER_NONSPINNABLE;
 			break;
 		}
@@ -906,8 +923,10 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 	u64 rspin_threshold = 0;
 
 	/* sem->wait_lock should not be held when doing optimistic spinning */
-	if (!rwsem_osq_lock(sem))
+	if (!rwsem_osq_lock(sem)) {
+		rwsem_queue_why(RWSEM_QUEUE_SPIN_OSQ);
 		goto done;
+	}
 
 	/*
 	 * Optimistically spin on the owner field and attempt to acquire the
@@ -942,8 +961,10 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 			 * the beginning of the 2nd reader phase.
 			 */
 			if (prev_owner_state != OWNER_READER) {
-				if (rwsem_test_oflags(sem, RWSEM_NONSPINNABLE))
+				if (rwsem_test_oflags(sem, RWSEM_NONSPINNABLE)) {
+					rwsem_queue_why(RWSEM_QUEUE_SPIN_NONSPINNABLE);
 					break;
+				}
 				rspin_threshold = rwsem_rspin_threshold(sem);
 				loop = 0;
 			}
@@ -957,6 +978,7 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 			 */
 			else if (!(++loop & 0xf) && (sched_clock() > rspin_threshold)) {
 				rwsem_set_nonspinnable(sem);
+				rwsem_queue_why(RWSEM_QUEUE_SPIN_READER_TIMEOUT);
 				break;
 			}
 		}
@@ -993,8 +1015,10 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 		 * a writer, need_resched() check needs to be done here.
 		 */
 		if (owner_state != OWNER_WRITER) {
-			if (need_resched())
+			if (need_resched()) {
+				rwsem_queue_why(RWSEM_QUEUE_SPIN_NEED_RESCHED);
 				break;
+			}
 			if (rt_or_dl_task(current) &&
 			   (prev_owner_state != OWNER_WRITER))
 				break;
@@ -1062,6 +1086,39 @@ static inline void rwsem_cond_wake_waiter(struct rw_semaphore *sem, long count,
 		clear_nonspinnable(sem);
 	}
 	rwsem_mark_wake(sem, wake_type, wake_q);
+}
+
+/*
+ * What holds the lock as a waiter goes to sleep (rwsem_profile.h); a
+ * queued reader's bias is out of the count.
+ */
+static enum rwsem_sleep_reason rwsem_read_sleep_reason(struct rw_semaphore *sem)
+{
+	long count = atomic_long_read(&sem->count);
+
+	if (count & RWSEM_WRITER_LOCKED)
+		return RWSEM_SLEEP_READ_WRITER;
+	if (count & RWSEM_FLAG_HANDOFF)
+		return RWSEM_SLEEP_READ_HANDOFF;
+	if (count & RWSEM_READER_MASK)
+		return RWSEM_SLEEP_READ_WAITER_READERS;
+	return RWSEM_SLEEP_READ_WAITER_FREE;
+}
+
+static enum rwsem_sleep_reason
+rwsem_write_sleep_reason(struct rw_semaphore *sem)
+{
+	long count = atomic_long_read(&sem->count);
+
+	if (count & RWSEM_WRITER_LOCKED)
+		return RWSEM_SLEEP_WRITE_WRITER;
+	if (count & RWSEM_READER_MASK)
+		return rwsem_granted_waiting(sem) ?
+		       RWSEM_SLEEP_WRITE_GRANTED_READER :
+		       RWSEM_SLEEP_WRITE_READER;
+	if (count & RWSEM_FLAG_HANDOFF)
+		return RWSEM_SLEEP_WRITE_HANDOFF;
+	return RWSEM_SLEEP_WRITE_FREE;
 }
 
 /* The read slow path's profile, at each of its returns. */
@@ -1133,6 +1190,11 @@ queue:
 		if (!(atomic_long_read(&sem->count) & RWSEM_WRITER_MASK)) {
 			/* Provide lock ACQUIRE */
 			smp_acquire__after_ctrl_dep();
+#ifdef KSCALE_SANITIZE
+			/* the fence as ThreadSanitizer sees one (departures) */
+			(void)__atomic_load_n(&sem->count.counter,
+					      __ATOMIC_ACQUIRE);
+#endif
 			raw_spin_unlock_irq(&sem->wait_lock);
 			rwsem_set_reader_owned(sem);
 			rwsem_read_slowpath_exit(&sp);
@@ -1167,9 +1229,11 @@ queue:
 			/* Ordered by sem->wait_lock against rwsem_mark_wake(). */
 			break;
 		}
+		rwsem_sleep_why(rwsem_read_sleep_reason(sem));
 		schedule_preempt_disabled();
 		set_current_state(state);
 	}
+	rwsem_grant_taken(sem);
 
 	__set_current_state(TASK_RUNNING);
 	rwsem_read_slowpath_exit(&sp);
@@ -1209,7 +1273,7 @@ rwsem_down_write_slowpath(struct rw_semaphore *sem, int state)
 		rwsem_write_slowpath_exit(&sp);
 		return sem;
 	}
-	rwsem_profile.spin_abandoned++;
+	rwsem_spin_abandoned();
 
 	/*
 	 * Optimistic spinning failed, proceed to the slowpath
@@ -1270,6 +1334,7 @@ rwsem_down_write_slowpath(struct rw_semaphore *sem, int state)
 				goto trylock_again;
 		}
 
+		rwsem_sleep_why(rwsem_write_sleep_reason(sem));
 		schedule_preempt_disabled();
 		set_current_state(state);
 trylock_again:

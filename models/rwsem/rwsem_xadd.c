@@ -18,7 +18,35 @@
 #include "rwsem.h"
 
 __thread struct rwsem_profile rwsem_profile;
+struct rwsem_grants rwsem_grants[RWSEM_GRANT_SLOTS];
 bool rwsem_reader_owned_patch;
+
+const char *const rwsem_sleep_name[RWSEM_SLEEP_NR] = {
+	[RWSEM_SLEEP_WRITE_GRANTED_READER]	= "write_behind_granted_reader",
+	[RWSEM_SLEEP_WRITE_READER]		= "write_behind_reader",
+	[RWSEM_SLEEP_WRITE_WRITER]		= "write_behind_writer",
+	[RWSEM_SLEEP_WRITE_HANDOFF]		= "write_behind_handoff",
+	[RWSEM_SLEEP_WRITE_FREE]		= "write_lock_free",
+	[RWSEM_SLEEP_READ_WRITER]		= "read_behind_writer",
+	[RWSEM_SLEEP_READ_HANDOFF]		= "read_behind_handoff",
+	[RWSEM_SLEEP_READ_WAITER_READERS]	= "read_behind_waiter_readers",
+	[RWSEM_SLEEP_READ_WAITER_FREE]		= "read_behind_waiter_lock_free",
+};
+
+const char *const rwsem_queue_name[RWSEM_QUEUE_NR] = {
+	[RWSEM_QUEUE_NOSPIN_NEED_RESCHED]	= "nospin_need_resched",
+	[RWSEM_QUEUE_NOSPIN_OWNER_NULL_ACTIVE]	= "nospin_owner_null_active",
+	[RWSEM_QUEUE_NOSPIN_READER_OWNED]	= "nospin_reader_owned",
+	[RWSEM_QUEUE_NOSPIN_NONSPINNABLE]	= "nospin_nonspinnable",
+	[RWSEM_QUEUE_NOSPIN_OWNER_OFF_CPU]	= "nospin_owner_off_cpu",
+	[RWSEM_QUEUE_SPIN_OSQ]			= "spin_osq",
+	[RWSEM_QUEUE_SPIN_NEED_RESCHED]		= "spin_need_resched",
+	[RWSEM_QUEUE_SPIN_OWNER_OFF_CPU]	= "spin_owner_off_cpu",
+	[RWSEM_QUEUE_SPIN_OWNER_NULL_ACTIVE]	= "spin_owner_null_active",
+	[RWSEM_QUEUE_SPIN_READER_OWNED]		= "spin_reader_owned",
+	[RWSEM_QUEUE_SPIN_NONSPINNABLE]		= "spin_nonspinnable",
+	[RWSEM_QUEUE_SPIN_READER_TIMEOUT]	= "spin_reader_timeout",
+};
 
 enum rwsem_waiter_type {
 	RWSEM_WAITING_FOR_WRITE,
@@ -82,6 +110,7 @@ void init_rwsem(struct rw_semaphore *sem)
 	INIT_LIST_HEAD(&sem->wait_list);
 	sem->owner = NULL;
 	osq_lock_init(&sem->osq);
+	rwsem_grants_init(sem);
 }
 
 /*
@@ -162,6 +191,7 @@ __rwsem_do_wake(struct rw_semaphore *sem, enum rwsem_wake_type wake_type)
 
 	if (adjustment)
 		rwsem_atomic_add(adjustment, sem);
+	rwsem_grants_add(sem, woken);
 
 	next = sem->wait_list.next;
 	loop = woken;
@@ -192,6 +222,36 @@ __rwsem_do_wake(struct rw_semaphore *sem, enum rwsem_wake_type wake_type)
 
  out:
 	return sem;
+}
+
+/*
+ * What holds the lock as a waiter goes to sleep (rwsem_profile.h), from
+ * the count: with waiters queued, readers add their active bias to
+ * RWSEM_WAITING_BIAS, a writer takes the count below it.
+ */
+static enum rwsem_sleep_reason rwsem_read_sleep_reason(struct rw_semaphore *sem)
+{
+	long count = READ_ONCE(sem->count);
+
+	if (count < RWSEM_WAITING_BIAS)
+		return RWSEM_SLEEP_READ_WRITER;
+	if (count & RWSEM_ACTIVE_MASK)
+		return RWSEM_SLEEP_READ_WAITER_READERS;
+	return RWSEM_SLEEP_READ_WAITER_FREE;
+}
+
+static enum rwsem_sleep_reason
+rwsem_write_sleep_reason(struct rw_semaphore *sem)
+{
+	long count = READ_ONCE(sem->count);
+
+	if (!(count & RWSEM_ACTIVE_MASK))
+		return RWSEM_SLEEP_WRITE_FREE;
+	if (count < RWSEM_WAITING_BIAS)
+		return RWSEM_SLEEP_WRITE_WRITER;
+	if (rwsem_granted_waiting(sem))
+		return RWSEM_SLEEP_WRITE_GRANTED_READER;
+	return RWSEM_SLEEP_WRITE_READER;
 }
 
 /*
@@ -234,8 +294,10 @@ static struct rw_semaphore *rwsem_down_read_failed(struct rw_semaphore *sem)
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (!smp_load_acquire(&waiter.task))
 			break;
+		rwsem_sleep_why(rwsem_read_sleep_reason(sem));
 		rwsem_schedule();
 	}
+	rwsem_grant_taken(sem);
 
 	__set_current_state(TASK_RUNNING);
 	rwsem_slowpath_exit(&sp, &rwsem_profile.read_failed,
@@ -287,8 +349,10 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 	struct task_struct *owner;
 	bool ret = true;
 
-	if (need_resched())
+	if (need_resched()) {
+		rwsem_queue_why(RWSEM_QUEUE_NOSPIN_NEED_RESCHED);
 		return false;
+	}
 
 	owner = READ_ONCE(sem->owner);
 	if (rwsem_reader_owned_patch) {
@@ -297,6 +361,7 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 			 * Don't spin if the rwsem is readers owned.
 			 */
 			ret = !rwsem_owner_is_reader(owner);
+			rwsem_queue_why(RWSEM_QUEUE_NOSPIN_READER_OWNED);
 			goto done;
 		}
 	} else if (!owner) {
@@ -309,10 +374,12 @@ static inline bool rwsem_can_spin_on_owner(struct rw_semaphore *sem)
 		 */
 		if (count & RWSEM_ACTIVE_MASK)
 			ret = false;
+		rwsem_queue_why(RWSEM_QUEUE_NOSPIN_OWNER_NULL_ACTIVE);
 		goto done;
 	}
 
 	ret = READ_ONCE(owner->on_cpu);
+	rwsem_queue_why(RWSEM_QUEUE_NOSPIN_OWNER_OFF_CPU);
 done:
 	return ret;
 }
@@ -330,18 +397,24 @@ static bool rwsem_spin_on_owner(struct rw_semaphore *sem,
 		barrier();
 
 		/* abort spinning when need_resched or owner is not running */
-		if (!READ_ONCE(owner->on_cpu) || need_resched())
+		if (!READ_ONCE(owner->on_cpu) || need_resched()) {
+			rwsem_queue_why(need_resched() ?
+					RWSEM_QUEUE_SPIN_NEED_RESCHED :
+					RWSEM_QUEUE_SPIN_OWNER_OFF_CPU);
 			return false;
+		}
 
 		cpu_relax();
 	}
 
-	if (rwsem_reader_owned_patch)
+	if (rwsem_reader_owned_patch) {
+		rwsem_queue_why(RWSEM_QUEUE_SPIN_READER_OWNED);
 		/*
 		 * If there is a new owner or the owner is not set, we continue
 		 * spinning.
 		 */
 		return !rwsem_owner_is_reader(READ_ONCE(sem->owner));
+	}
 
 	if (READ_ONCE(sem->owner))
 		return true; /* new owner, continue spinning */
@@ -352,6 +425,7 @@ static bool rwsem_spin_on_owner(struct rw_semaphore *sem,
 	 * state.
 	 */
 	count = READ_ONCE(sem->count);
+	rwsem_queue_why(RWSEM_QUEUE_SPIN_OWNER_NULL_ACTIVE);
 	return (count == 0 || count == RWSEM_WAITING_BIAS);
 }
 
@@ -373,6 +447,7 @@ static bool rwsem_stop_spinning(struct rw_semaphore *sem,
 {
 	if (!rwsem_reader_owned_patch)
 		return owner && !rwsem_spin_on_owner_profiled(sem, owner);
+	rwsem_queue_why(RWSEM_QUEUE_SPIN_READER_OWNED);
 	/*
 	 * Don't spin if
 	 * 1) the owner is a reader as we we can't determine if the
@@ -407,8 +482,10 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 	if (!rwsem_can_spin_on_owner(sem))
 		goto done;
 
-	if (!rwsem_osq_lock(sem))
+	if (!rwsem_osq_lock(sem)) {
+		rwsem_queue_why(RWSEM_QUEUE_SPIN_OSQ);
 		goto done;
+	}
 
 	while (true) {
 		owner = READ_ONCE(sem->owner);
@@ -427,8 +504,10 @@ static bool rwsem_optimistic_spin(struct rw_semaphore *sem)
 		 * we're an RT task that will live-lock because we won't let
 		 * the owner complete.
 		 */
-		if (!owner && need_resched())
+		if (!owner && need_resched()) {
+			rwsem_queue_why(RWSEM_QUEUE_SPIN_NEED_RESCHED);
 			break;
+		}
 
 		/*
 		 * The cpu_relax() call is a compiler barrier which forces
@@ -493,6 +572,7 @@ static void rwsem_down_write_wait(struct rw_semaphore *sem, long count)
 
 		/* Block until there are no active lockers. */
 		do {
+			rwsem_sleep_why(rwsem_write_sleep_reason(sem));
 			rwsem_schedule();
 			set_current_state(TASK_UNINTERRUPTIBLE);
 		} while ((count = READ_ONCE(sem->count)) & RWSEM_ACTIVE_MASK);
@@ -525,7 +605,7 @@ static struct rw_semaphore *rwsem_down_write_failed(struct rw_semaphore *sem)
 		 * Optimistic spinning failed, proceed to the slowpath
 		 * and block until we can acquire the sem.
 		 */
-		rwsem_profile.spin_abandoned++;
+		rwsem_spin_abandoned();
 		rwsem_down_write_wait(sem, count);
 	}
 	rwsem_slowpath_exit(&sp, &rwsem_profile.write_failed,
