@@ -92,7 +92,7 @@ static void teardown_variant(struct lookup_test *lt)
 static int inside, gave_up;
 static struct task_struct *racer[2];
 
-static void rendezvous(void)
+static void rendezvous(unsigned long ino)
 {
 	double deadline = test_now_ms() + GIVE_UP_MS;
 	struct task_struct *other;
@@ -162,7 +162,7 @@ static void test_two_misses_on_one_name(void **state)
 	}
 }
 
-static void no_work(void)
+static void no_work(unsigned long ino)
 {
 }
 
@@ -280,7 +280,7 @@ static int children(struct dentry *dir)
 }
 
 /* ->lookup(): the directory's references beyond its children's. */
-static void count_refs(void)
+static void count_refs(unsigned long ino)
 {
 	refs_in_lookup = atomic_read(&watched->d_count) - children(watched);
 }
@@ -385,7 +385,7 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 
 static int reads;
 
-static void count_reads(void)
+static void count_reads(unsigned long ino)
 {
 	reads++;
 }
@@ -435,6 +435,80 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 	rcu_unregister_thread();
 }
 
+struct disk_race {
+	struct lookup_test *lt;
+	int per_task;
+};
+
+/* Task i reads inodes i, i + 2, i + 4, ...: all of one disk of two. */
+static void read_own_inodes(struct test_thread *t)
+{
+	struct disk_race *dr = t->arg;
+	struct rcu_thread rcu;
+	int n;
+
+	task_start(&rcu);
+	for (n = 0; n < dr->per_task; n++)
+		dput(lookup(dr->lt, t->id + 2 * n));
+	rcu_unregister_thread();
+}
+
+static unsigned long disks_queued(void)
+{
+	unsigned long queued = 0;
+	unsigned int d;
+
+	for (d = 0; d < nr_magic_disks; d++)
+		queued += magic_disks[d].nr_queued;
+	return queued;
+}
+
+/*
+ * --disks: inode ino is read from disk ino % disks, and each disk has its
+ * own slots.  Two tasks reading inodes of a disk each, one slot a disk,
+ * never queue; on one disk of one slot they do, and with one disk every
+ * read is on it, as before there were several.
+ */
+static void test_reads_spread_over_disks_by_inode(void **state)
+{
+	struct disk_race dr = { .per_task = 40 };
+	struct rcu_thread rcu;
+	unsigned long ino;
+	unsigned int d;
+
+	fs_io_ns = 1000;
+	task_start(&rcu);
+	dr.lt = setup_variant(&real_lookup_i_mutex, 64);
+	magic_disks_init(3, 1);
+	for (ino = 0; ino < 30; ino++)
+		dput(lookup(dr.lt, ino));
+	for (d = 0; d < 3; d++)
+		assert_int_equal(magic_disks[d].nr_reads, 10);
+	magic_disks_init(1, 1);
+	for (ino = 100; ino < 130; ino++)
+		dput(lookup(dr.lt, ino));
+	assert_int_equal(magic_disks[0].nr_reads, 30);
+	teardown_variant(dr.lt);
+	rcu_unregister_thread();
+
+	fs_io_ns = 200000;
+	dr.lt = setup_variant(&real_lookup_parallel, 4 * dr.per_task);
+	magic_disks_init(2, 1);
+	test_race(2, read_own_inodes, &dr);
+	assert_int_equal(magic_disks[0].nr_reads + magic_disks[1].nr_reads,
+			 2 * dr.per_task);
+	assert_int_equal(disks_queued(), 0);
+	teardown_variant(dr.lt);
+
+	dr.lt = setup_variant(&real_lookup_parallel, 4 * dr.per_task);
+	magic_disks_init(1, 1);
+	test_race(2, read_own_inodes, &dr);
+	assert_true(disks_queued() > 0);
+	teardown_variant(dr.lt);
+	magic_disks_exit();
+	fs_io_ns = 0;
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -443,7 +517,7 @@ static int setup(void **state)
 
 static int restore_read_inode(void **state)
 {
-	static void (*saved)(void);
+	static void (*saved)(unsigned long ino);
 
 	if (!saved)
 		saved = magic_read_inode;
@@ -465,6 +539,7 @@ int main(void)
 			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
 		cmocka_unit_test(test_pruning_at_once_then_in_batches),
+		cmocka_unit_test(test_reads_spread_over_disks_by_inode),
 		cmocka_unit_test(test_last_dput_of_a_cached_dentry_takes_no_lock),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,

@@ -179,13 +179,13 @@ static void unlock_new_inode(struct icache_inode *inode)
 }
 
 /* The magic filesystem's inode read: from the inode cache, or the disk. */
-void magic_iget(unsigned long ino, void (*read_inode)(void))
+void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino))
 {
 	struct icache_inode *inode;
 	wait_queue_head_t wq;
 
 	if (!icache_max) {
-		read_inode();
+		read_inode(ino);
 		return;
 	}
 	init_waitqueue_head(&wq);
@@ -194,6 +194,6 @@ void magic_iget(unsigned long ino, void (*read_inode)(void))
 		lookup_stats.icache_hits++;
 		return;
 	}
-	read_inode();
+	read_inode(ino);
 	unlock_new_inode(inode);
 }
