@@ -383,6 +383,42 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 	rcu_unregister_thread();
 }
 
+/*
+ * DCACHE_REFERENCED: 2.6.32's dput() marks a dentry as it joins the LRU
+ * and not again while it stays there; today's retain_dentry() does the
+ * opposite, it marks one found already on the LRU.  The flag is cleared
+ * by hand, as the shrinker's second chance would.
+ */
+static void test_referenced_on_joining_the_lru(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *d;
+	struct rcu_thread rcu;
+	int i;
+
+	task_start(&rcu);
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		d = lookup(lt, 5);
+		assert_false(d->d_flags & DCACHE_REFERENCED);
+		dput(d);			/* joins the LRU */
+		assert_int_equal(!!(d->d_flags & DCACHE_REFERENCED),
+				 !ops->vfs_scale);
+		d = lookup(lt, 5);		/* a hit: still on the LRU */
+		assert_false(list_empty(&d->d_lru));
+		spin_lock(&d->d_lock);
+		d->d_flags &= ~DCACHE_REFERENCED;
+		spin_unlock(&d->d_lock);
+		dput(d);
+		assert_int_equal(!!(d->d_flags & DCACHE_REFERENCED),
+				 ops->vfs_scale);
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
 static int reads;
 
 static void count_reads(unsigned long ino)
@@ -540,6 +576,7 @@ int main(void)
 			restore_read_inode),
 		cmocka_unit_test(test_pruning_at_once_then_in_batches),
 		cmocka_unit_test(test_reads_spread_over_disks_by_inode),
+		cmocka_unit_test(test_referenced_on_joining_the_lru),
 		cmocka_unit_test(test_last_dput_of_a_cached_dentry_takes_no_lock),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,
