@@ -69,6 +69,7 @@ static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
 	struct lookup_test *lt = calloc(1, sizeof(*lt));
 
 	dcache_init(dcache, ops->vfs_scale);
+	icache_init(0);
 	lt->ops = ops;
 	lt->dir = magic_dir_create(ops);
 	return lt;
@@ -77,6 +78,7 @@ static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
 static void teardown_variant(struct lookup_test *lt)
 {
 	dcache_exit();
+	icache_exit();
 	magic_dir_destroy(lt->dir);
 	free(lt);
 }
@@ -545,6 +547,68 @@ static void test_reads_spread_over_disks_by_inode(void **state)
 	fs_io_ns = 0;
 }
 
+static int reads_under_inode_lock;
+
+/* ->lookup()'s read, as 2.6.32's: outside inode_lock. */
+static void count_reads_unlocked(unsigned long ino)
+{
+	reads++;
+	reads_under_inode_lock += spin_is_locked(&inode_lock);
+}
+
+/* inode_lock acquisitions of one lookup, by its ticket head. */
+static int inode_lock_taken(struct dentry *dir,
+			    const struct real_lookup_ops *ops,
+			    unsigned long ino)
+{
+	uint16_t head = inode_lock.tickets.head;
+	char buf[DNAME_INLINE_LEN];
+	struct qstr q = name_of(buf, ino);
+
+	dput(ops->lookup(dir, &q));
+	rcu_quiescent_state();
+	return (uint16_t)(inode_lock.tickets.head - head);
+}
+
+/*
+ * 2.6.32's inode_lock, inode cache or none: a miss takes it in
+ * ifind_fast(), get_new_inode_fast(), unlock_new_inode() (the model's
+ * wake-up) and the last iput(); a miss whose inode is in core in
+ * ifind_fast() and iput(); a miss that prunes an inode, twice more in
+ * dispose_list().  The read itself runs outside it.
+ */
+static void test_inode_lock_on_every_inode(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *other;
+	struct rcu_thread rcu;
+	int i;
+
+	task_start(&rcu);
+	magic_read_inode = count_reads_unlocked;
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		other = magic_dir_create(ops);
+		reads = reads_under_inode_lock = 0;
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 4);
+		/* no inode cache: the other directory's miss reads again */
+		assert_int_equal(inode_lock_taken(other, ops, 1), 4);
+		assert_int_equal(reads, 2);
+		icache_init(1);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 4);
+		assert_int_equal(inode_lock_taken(other, ops, 2), 2);
+		assert_int_equal(reads, 3);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 6);
+		assert_int_equal(reads, 4);
+		assert_int_equal(reads_under_inode_lock, 0);
+		teardown_variant(lt);
+		magic_dir_destroy(other);
+	}
+	rcu_unregister_thread();
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -574,6 +638,8 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
+		cmocka_unit_test_teardown(test_inode_lock_on_every_inode,
+					  restore_read_inode),
 		cmocka_unit_test(test_pruning_at_once_then_in_batches),
 		cmocka_unit_test(test_reads_spread_over_disks_by_inode),
 		cmocka_unit_test(test_referenced_on_joining_the_lru),

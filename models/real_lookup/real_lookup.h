@@ -55,10 +55,13 @@ void magic_disks_exit(void);
 extern void (*magic_read_inode)(unsigned long ino);
 
 /*
- * The in-core inode cache (inode.c): at most max_inodes, 0 for none (every
- * miss reads its inode).  magic_iget() runs read_inode() only for an inode
- * not in core, and makes concurrent readers of one wait for the first.
+ * The in-core inode cache (inode.c): at most max_inodes unused, 0 for
+ * none (every miss reads its inode, unless another task is reading it).
+ * magic_iget() runs read_inode() only for an inode not in core, and makes
+ * concurrent readers of one wait for the first.  inode_lock is 2.6.32's
+ * global lock of the cache.  icache_init() before the first lookup.
  */
+extern spinlock_t inode_lock;
 void icache_init(unsigned long max_inodes);
 void icache_exit(void);
 void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino));
