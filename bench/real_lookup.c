@@ -187,7 +187,8 @@ static int lookup_setup(struct kscale_run *run)
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
 	icache_init(kscale_knob_long(run, "icache"));
-	blk_queue_init(&magic_disk, kscale_knob_long(run, "fs_io_depth"));
+	magic_disks_init(kscale_knob_long(run, "disks"),
+			 kscale_knob_long(run, "fs_io_depth"));
 	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
 	for (i = 0; i < lr->nr_dirs; i++)
 		lr->dirs[i] = magic_dir_create(lr->ops);
@@ -210,7 +211,9 @@ static int lookup_thread_init(struct kscale_thread *t)
 static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 {
 	struct lookup_stats sum = { 0 };
+	unsigned long reads = 0, queued = 0;
 	struct dcache_stats st;
+	unsigned int d;
 	int i;
 
 	for (i = 0; i < run->nr_threads; i++) {
@@ -235,10 +238,13 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	if (kscale_knob_long(run, "icache"))
 		kscale_set_counter(run, "icache_hit_ratio", (double)
 				   sum.icache_hits / (sum.misses ? sum.misses : 1));
+	for (d = 0; d < nr_magic_disks; d++) {
+		reads += magic_disks[d].nr_reads;
+		queued += magic_disks[d].nr_queued;
+	}
 	if (fs_io_ns)
-		kscale_set_counter(run, "fs_io_queued_pct", 100.0 *
-				   magic_disk.nr_queued /
-				   (magic_disk.nr_reads ? magic_disk.nr_reads : 1));
+		kscale_set_counter(run, "fs_io_queued_pct", 100.0 * queued /
+				   (reads ? reads : 1));
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
@@ -257,6 +263,7 @@ static int lookup_teardown(struct kscale_run *run)
 		model_counters(run, lr);
 		dcache_exit();
 		icache_exit();
+		magic_disks_exit();
 	}
 	for (i = 0; i < lr->nr_dirs; i++) {
 		if (lr->dirs[i])
@@ -435,6 +442,11 @@ static int check_fs_io_us(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 0, 1000 * 1000, err, len);
 }
 
+static int check_disks(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1024, err, len);
+}
+
 static int check_fs_io_depth(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 1, 1 << 16, err, len);
@@ -478,7 +490,9 @@ static const struct kscale_knob knobs[] = {
 	  "(a real tmpfs lookup, measured)", kscale_check_ns_or_auto },
 	{ "fs_io_us", "0", "us a miss's ->lookup() sleeps on a read from the "
 	  "model disk (0: no I/O)", check_fs_io_us },
-	{ "fs_io_depth", "32", "reads the model disk services at once, FIFO "
+	{ "disks", "1", "model disks the magic filesystem's inodes are spread "
+	  "over, by inode number", check_disks },
+	{ "fs_io_depth", "32", "reads each model disk services at once, FIFO "
 	  "beyond", check_fs_io_depth },
 	{ "icache", "0", "inodes kept in core: a miss on a name whose inode is "
 	  "there reads nothing (0: every miss reads)", check_icache },

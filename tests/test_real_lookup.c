@@ -69,6 +69,7 @@ static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
 	struct lookup_test *lt = calloc(1, sizeof(*lt));
 
 	dcache_init(dcache, ops->vfs_scale);
+	icache_init(0);
 	lt->ops = ops;
 	lt->dir = magic_dir_create(ops);
 	return lt;
@@ -77,6 +78,7 @@ static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
 static void teardown_variant(struct lookup_test *lt)
 {
 	dcache_exit();
+	icache_exit();
 	magic_dir_destroy(lt->dir);
 	free(lt);
 }
@@ -92,7 +94,7 @@ static void teardown_variant(struct lookup_test *lt)
 static int inside, gave_up;
 static struct task_struct *racer[2];
 
-static void rendezvous(void)
+static void rendezvous(unsigned long ino)
 {
 	double deadline = test_now_ms() + GIVE_UP_MS;
 	struct task_struct *other;
@@ -162,7 +164,7 @@ static void test_two_misses_on_one_name(void **state)
 	}
 }
 
-static void no_work(void)
+static void no_work(unsigned long ino)
 {
 }
 
@@ -280,7 +282,7 @@ static int children(struct dentry *dir)
 }
 
 /* ->lookup(): the directory's references beyond its children's. */
-static void count_refs(void)
+static void count_refs(unsigned long ino)
 {
 	refs_in_lookup = atomic_read(&watched->d_count) - children(watched);
 }
@@ -383,9 +385,45 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 	rcu_unregister_thread();
 }
 
+/*
+ * DCACHE_REFERENCED: 2.6.32's dput() marks a dentry as it joins the LRU
+ * and not again while it stays there; today's retain_dentry() does the
+ * opposite, it marks one found already on the LRU.  The flag is cleared
+ * by hand, as the shrinker's second chance would.
+ */
+static void test_referenced_on_joining_the_lru(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *d;
+	struct rcu_thread rcu;
+	int i;
+
+	task_start(&rcu);
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		d = lookup(lt, 5);
+		assert_false(d->d_flags & DCACHE_REFERENCED);
+		dput(d);			/* joins the LRU */
+		assert_int_equal(!!(d->d_flags & DCACHE_REFERENCED),
+				 !ops->vfs_scale);
+		d = lookup(lt, 5);		/* a hit: still on the LRU */
+		assert_false(list_empty(&d->d_lru));
+		spin_lock(&d->d_lock);
+		d->d_flags &= ~DCACHE_REFERENCED;
+		spin_unlock(&d->d_lock);
+		dput(d);
+		assert_int_equal(!!(d->d_flags & DCACHE_REFERENCED),
+				 ops->vfs_scale);
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
 static int reads;
 
-static void count_reads(void)
+static void count_reads(unsigned long ino)
 {
 	reads++;
 }
@@ -435,6 +473,142 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 	rcu_unregister_thread();
 }
 
+struct disk_race {
+	struct lookup_test *lt;
+	int per_task;
+};
+
+/* Task i reads inodes i, i + 2, i + 4, ...: all of one disk of two. */
+static void read_own_inodes(struct test_thread *t)
+{
+	struct disk_race *dr = t->arg;
+	struct rcu_thread rcu;
+	int n;
+
+	task_start(&rcu);
+	for (n = 0; n < dr->per_task; n++)
+		dput(lookup(dr->lt, t->id + 2 * n));
+	rcu_unregister_thread();
+}
+
+static unsigned long disks_queued(void)
+{
+	unsigned long queued = 0;
+	unsigned int d;
+
+	for (d = 0; d < nr_magic_disks; d++)
+		queued += magic_disks[d].nr_queued;
+	return queued;
+}
+
+/*
+ * --disks: inode ino is read from disk ino % disks, and each disk has its
+ * own slots.  Two tasks reading inodes of a disk each, one slot a disk,
+ * never queue; on one disk of one slot they do, and with one disk every
+ * read is on it, as before there were several.
+ */
+static void test_reads_spread_over_disks_by_inode(void **state)
+{
+	struct disk_race dr = { .per_task = 40 };
+	struct rcu_thread rcu;
+	unsigned long ino;
+	unsigned int d;
+
+	fs_io_ns = 1000;
+	task_start(&rcu);
+	dr.lt = setup_variant(&real_lookup_i_mutex, 64);
+	magic_disks_init(3, 1);
+	for (ino = 0; ino < 30; ino++)
+		dput(lookup(dr.lt, ino));
+	for (d = 0; d < 3; d++)
+		assert_int_equal(magic_disks[d].nr_reads, 10);
+	magic_disks_init(1, 1);
+	for (ino = 100; ino < 130; ino++)
+		dput(lookup(dr.lt, ino));
+	assert_int_equal(magic_disks[0].nr_reads, 30);
+	teardown_variant(dr.lt);
+	rcu_unregister_thread();
+
+	fs_io_ns = 200000;
+	dr.lt = setup_variant(&real_lookup_parallel, 4 * dr.per_task);
+	magic_disks_init(2, 1);
+	test_race(2, read_own_inodes, &dr);
+	assert_int_equal(magic_disks[0].nr_reads + magic_disks[1].nr_reads,
+			 2 * dr.per_task);
+	assert_int_equal(disks_queued(), 0);
+	teardown_variant(dr.lt);
+
+	dr.lt = setup_variant(&real_lookup_parallel, 4 * dr.per_task);
+	magic_disks_init(1, 1);
+	test_race(2, read_own_inodes, &dr);
+	assert_true(disks_queued() > 0);
+	teardown_variant(dr.lt);
+	magic_disks_exit();
+	fs_io_ns = 0;
+}
+
+static int reads_under_inode_lock;
+
+/* ->lookup()'s read, as 2.6.32's: outside inode_lock. */
+static void count_reads_unlocked(unsigned long ino)
+{
+	reads++;
+	reads_under_inode_lock += spin_is_locked(&inode_lock);
+}
+
+/* inode_lock acquisitions of one lookup, by its ticket head. */
+static int inode_lock_taken(struct dentry *dir,
+			    const struct real_lookup_ops *ops,
+			    unsigned long ino)
+{
+	uint16_t head = inode_lock.tickets.head;
+	char buf[DNAME_INLINE_LEN];
+	struct qstr q = name_of(buf, ino);
+
+	dput(ops->lookup(dir, &q));
+	rcu_quiescent_state();
+	return (uint16_t)(inode_lock.tickets.head - head);
+}
+
+/*
+ * 2.6.32's inode_lock, inode cache or none: a miss takes it in
+ * ifind_fast(), get_new_inode_fast(), unlock_new_inode() (the model's
+ * wake-up) and the last iput(); a miss whose inode is in core in
+ * ifind_fast() and iput(); a miss that prunes an inode, twice more in
+ * dispose_list().  The read itself runs outside it.
+ */
+static void test_inode_lock_on_every_inode(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *other;
+	struct rcu_thread rcu;
+	int i;
+
+	task_start(&rcu);
+	magic_read_inode = count_reads_unlocked;
+	for_each_variant(ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		lt = setup_variant(ops, 64);
+		other = magic_dir_create(ops);
+		reads = reads_under_inode_lock = 0;
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 4);
+		/* no inode cache: the other directory's miss reads again */
+		assert_int_equal(inode_lock_taken(other, ops, 1), 4);
+		assert_int_equal(reads, 2);
+		icache_init(1);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 4);
+		assert_int_equal(inode_lock_taken(other, ops, 2), 2);
+		assert_int_equal(reads, 3);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 6);
+		assert_int_equal(reads, 4);
+		assert_int_equal(reads_under_inode_lock, 0);
+		teardown_variant(lt);
+		magic_dir_destroy(other);
+	}
+	rcu_unregister_thread();
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -443,7 +617,7 @@ static int setup(void **state)
 
 static int restore_read_inode(void **state)
 {
-	static void (*saved)(void);
+	static void (*saved)(unsigned long ino);
 
 	if (!saved)
 		saved = magic_read_inode;
@@ -464,7 +638,11 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_inode_cache_reads_each_inode_once,
 			restore_read_inode),
+		cmocka_unit_test_teardown(test_inode_lock_on_every_inode,
+					  restore_read_inode),
 		cmocka_unit_test(test_pruning_at_once_then_in_batches),
+		cmocka_unit_test(test_reads_spread_over_disks_by_inode),
+		cmocka_unit_test(test_referenced_on_joining_the_lru),
 		cmocka_unit_test(test_last_dput_of_a_cached_dentry_takes_no_lock),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name,

@@ -3,7 +3,8 @@
  * real_lookup under torture, every design of its table: many tasks look
  * up a handful of names in one magic directory (two for sharded), so
  * that their misses race on one name, through an inode cache smaller
- * than the names and a ->lookup() that sleeps on the model disk; some
+ * than the names and a ->lookup() that sleeps on one of two model
+ * disks; some
  * keep a dentry across operations; one operation in eight evicts unused
  * dentries, a few (shrink_dcache_memory(), referenced ones last) or all
  * (shrink_dcache_sb()), and the 2.6.32 designs prune in dput() too.
@@ -30,6 +31,7 @@
 #define SHARDED_DIRS	2
 #define DCACHE_MAX	2	/* unused dentries kept: dput() prunes */
 #define ICACHE_MAX	2	/* inodes in core: fewer than the names */
+#define NR_DISKS	2	/* a read at a time each, by inode number */
 #define EVICT_ONE_IN	8
 #define KEEP_ONE_IN	8
 
@@ -79,7 +81,7 @@ static int rl_init(const void *variant, int nr_tasks)
 	}
 	fs_lookup_ns = 200;
 	fs_io_ns = 10000;
-	blk_queue_init(&magic_disk, 2);
+	magic_disks_init(NR_DISKS, 1);
 	icache_init(ICACHE_MAX);
 	dcache_init(DCACHE_MAX, rl.ops->vfs_scale);
 	for (i = 0; i < rl.nr_dirs; i++)
@@ -282,6 +284,7 @@ static void rl_cleanup(void)
 	rl.duplicates = st.duplicates;
 	dcache_exit();
 	icache_exit();
+	magic_disks_exit();
 	for (i = 0; i < rl.nr_dirs; i++)
 		magic_dir_destroy(rl.dirs[i]);
 	free(rl.tasks);

@@ -167,6 +167,19 @@ static inline void lockstat_release(const void *lock)
 #endif
 }
 
+/*
+ * After the store that released lock, preemption still off: torture's
+ * interrupt, which widens the window between a release and what the
+ * releaser does next (a waiter's task state set after its wait_lock).
+ */
+static inline void lockstat_released(void)
+{
+#ifdef KSCALE_TORTURE
+	if (unlikely(lockstat.torture))
+		torture_lock_released();
+#endif
+}
+
 /* A locked operation on a registered shared line (an atomic_t). */
 static inline void lockstat_visit(const void *addr)
 {

@@ -92,6 +92,7 @@ static inline void spin_unlock(spinlock_t *lock)
 {
 	lockstat_release(lock);
 	__ticket_spin_unlock(lock);
+	lockstat_released();
 	preempt_enable();
 }
 

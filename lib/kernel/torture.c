@@ -17,6 +17,9 @@
 #define SHORT_SPIN_NS		2000	/* locktorture's shortdelay_us = 2 */
 #define LONG_SPIN_NS		50000	/* in atomic context: spins only */
 #define LONG_SLEEP_NS		2000000	/* a sleeping section: 2 ms asleep */
+/* An interrupt just after a spinlock's release, one in ... */
+#define IRQ_ONE_IN		64
+#define IRQ_SPIN_NS		2000
 
 __thread struct torture_lock_stats torture_lock_stats;
 __thread uint64_t torture_rand = 1;
@@ -78,4 +81,15 @@ void torture_lock_release(void)
 		s->spins++;
 		ndelay(torture_random() % SHORT_SPIN_NS);
 	}
+}
+
+/*
+ * Just after a spinlock's release: an interrupt, as one can arrive there
+ * in the kernel.  It spins only: the releaser may still have preemption
+ * disabled.
+ */
+void torture_lock_released(void)
+{
+	if (torture_random() % IRQ_ONE_IN == 0)
+		ndelay(torture_random() % IRQ_SPIN_NS);
 }

@@ -469,12 +469,16 @@ unlock:
 	return true;
 }
 
-/* 2.6.32, d_lock held: the last reference is gone. */
+/*
+ * 2.6.32 dput(), d_lock held, the last reference gone: a dentry joining
+ * the LRU is marked referenced; one still on it (a hit the shrinker has
+ * not taken off yet) is left as it is, unlike today's retain_dentry().
+ */
 static void dentry_lru_add(struct dentry *dentry)
 {
-	dentry->d_flags |= DCACHE_REFERENCED;
 	if (!list_empty(&dentry->d_lru))
 		return;
+	dentry->d_flags |= DCACHE_REFERENCED;
 	list_add(&dentry->d_lru, &dentry_lru);
 	nr_unused_add(1);
 }

@@ -2,15 +2,32 @@
 /*
  * 2.6.32 fs/inode.c, what the magic filesystem's ->lookup() needs:
  * iget_locked() finds the inode of an inode number in the in-core inode
- * hash, or hashes a new one marked I_NEW for its caller to read from disk
- * and unlock_new_inode(); a second task wanting it meanwhile sleeps until
- * then (wait_on_inode()).  So a name missed in one shard's directory whose
- * inode was read through another's costs no I/O, as on ext3.
+ * hash (ifind_fast()), or hashes a new one marked I_NEW after looking
+ * again (get_new_inode_fast()), both under the global inode_lock, for its
+ * caller to read from disk and unlock_new_inode(); a second task wanting
+ * it meanwhile sleeps until then (wait_on_inode()).  So a name missed in
+ * one shard's directory whose inode was read through another's costs no
+ * I/O, as on ext3.  The last iput() takes inode_lock (atomic_dec_and_lock)
+ * and keeps the inode in core, unused, or with --icache=0 evicts it at
+ * once (generic_forget_inode() without MS_ACTIVE); prune_icache() marks
+ * unused ones I_FREEING under inode_lock and dispose_list() unhashes each
+ * under it again, then counts them under it once more.  With an inode
+ * cache or without, every inode read and every last iput() goes through
+ * inode_lock, as every inode did in 2.6.32.
  *
- * Departures: the hash is bounded at icache_max inodes, the least
- * recently found evicted first (the kernel frees unused inodes under
- * memory pressure); one global lock covers the hash and each inode's
- * state (2.6.32's inode_lock; today's inode_hash_lock plus i_lock).
+ * Departures: the model's dentries hold no inode, so the last iput()
+ * comes at the end of the lookup (under i_mutex in the 2.6.32 designs)
+ * instead of when the dentry is pruned: as many inode_lock round trips a
+ * miss, one of them inside the directory's lock.  The cache is bounded at
+ * icache_max unused inodes, pruned when a new one is hashed, the least
+ * recently found first (the kernel prunes from a shrinker under memory
+ * pressure).  unlock_new_inode() wakes the waiters under inode_lock, the
+ * reader's wait queue being on its stack (2.6.32 takes no inode_lock
+ * there: wake_up_bit() takes a hashed bit wait queue's lock), so a miss
+ * takes inode_lock once more than 2.6.32's.  Lookups skip an I_FREEING
+ * inode where 2.6.32 waits for it to go (__wait_on_freeing_inode()).
+ * Today's kernel has inode_hash_lock and i_lock instead: the parallel
+ * variant takes the same global lock.
  */
 #include <stdlib.h>
 
@@ -19,22 +36,24 @@
 #include "../../lib/kernel/wait.h"
 #include "real_lookup.h"
 
-#define I_NEW	(1UL << 3)
+#define I_NEW		(1UL << 3)
+#define I_FREEING	(1UL << 4)
 
 struct icache_inode {
 	struct hlist_node i_hash;
-	struct list_head i_lru;
+	struct list_head i_lru;		/* in core, or a dispose list */
 	unsigned long i_ino;
 	unsigned long i_state;		/* inode_lock */
-	int i_count;			/* waiters holding it: not evicted */
+	atomic_t i_count;		/* raised under inode_lock */
 	wait_queue_head_t *i_wait;	/* while I_NEW: its reader's */
 };
 
-static spinlock_t inode_lock = __SPIN_LOCK_UNLOCKED;
+spinlock_t inode_lock = __SPIN_LOCK_UNLOCKED;
 static struct hlist_head *inode_hashtable;
 static unsigned long i_hash_mask;
 static struct list_head inode_lru = LIST_HEAD_INIT(inode_lru);
-static unsigned long nr_inodes, icache_max;
+/* in the hash, and of those being pruned (still hashed) */
+static unsigned long nr_inodes, nr_freeing, icache_max;
 
 void icache_init(unsigned long max_inodes)
 {
@@ -47,8 +66,7 @@ void icache_init(unsigned long max_inodes)
 	i_hash_mask = n - 1;
 	icache_max = max_inodes;
 	/* its line, and a hash chain's or the LRU's */
-	if (max_inodes)
-		lockstat_register(&inode_lock, "inode_lock", 2, LOCKSTAT_SPIN);
+	lockstat_register(&inode_lock, "inode_lock", 2, LOCKSTAT_SPIN);
 }
 
 void icache_exit(void)
@@ -62,7 +80,7 @@ void icache_exit(void)
 	}
 	free(inode_hashtable);
 	inode_hashtable = NULL;
-	nr_inodes = icache_max = 0;
+	nr_inodes = nr_freeing = icache_max = 0;
 }
 
 static struct hlist_head *ihash(unsigned long ino)
@@ -79,28 +97,54 @@ static struct icache_inode *find_inode_fast(unsigned long ino)
 		struct icache_inode *inode = container_of(node,
 				struct icache_inode, i_hash);
 
-		if (inode->i_ino == ino)
+		if (inode->i_ino == ino && !(inode->i_state & I_FREEING))
 			return inode;
 	}
 	return NULL;
 }
 
-/* inode_lock held: make room, the least recently found unused one first. */
-static void prune_icache(void)
+/*
+ * inode_lock held: mark the least recently found unused inodes I_FREEING
+ * onto freeable, until the cache is back within icache_max.
+ */
+static void prune_icache(struct list_head *freeable)
 {
 	struct icache_inode *inode;
 	struct list_head *p;
 
-	for (p = inode_lru.prev; nr_inodes >= icache_max && p != &inode_lru;) {
+	for (p = inode_lru.prev;
+	     nr_inodes - nr_freeing >= icache_max && p != &inode_lru;) {
 		inode = list_entry(p, struct icache_inode, i_lru);
 		p = p->prev;
-		if ((inode->i_state & I_NEW) || inode->i_count)
+		if ((inode->i_state & I_NEW) || atomic_read(&inode->i_count))
 			continue;
-		hlist_del_init_rcu(&inode->i_hash);
-		list_del_init(&inode->i_lru);
-		nr_inodes--;
-		free(inode);
+		inode->i_state |= I_FREEING;
+		list_move(&inode->i_lru, freeable);
+		nr_freeing++;
 	}
+}
+
+/* 2.6.32's: each unhashed under inode_lock, then counted under it. */
+static void dispose_list(struct list_head *head)
+{
+	struct icache_inode *inode;
+	unsigned long nr_disposed = 0;
+
+	while (!list_empty(head)) {
+		inode = list_entry(head->next, struct icache_inode, i_lru);
+		list_del(&inode->i_lru);
+		spin_lock(&inode_lock);
+		hlist_del_init_rcu(&inode->i_hash);
+		spin_unlock(&inode_lock);
+		free(inode);		/* destroy_inode() */
+		nr_disposed++;
+	}
+	if (!nr_disposed)
+		return;
+	spin_lock(&inode_lock);
+	nr_inodes -= nr_disposed;
+	nr_freeing -= nr_disposed;
+	spin_unlock(&inode_lock);
 }
 
 /* inode_lock held, dropped while asleep: until its reader unlocks it. */
@@ -108,7 +152,6 @@ static void wait_on_inode(struct icache_inode *inode)
 {
 	DECLARE_WAITQUEUE(wait, current);
 
-	inode->i_count++;		/* __iget() */
 	add_wait_queue(inode->i_wait, &wait);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
@@ -119,54 +162,75 @@ static void wait_on_inode(struct icache_inode *inode)
 		spin_lock(&inode_lock);
 	}
 	__set_current_state(TASK_RUNNING);
-	inode->i_count--;		/* iput() */
 }
 
-/* inode_lock held: in core, waited for if its read is under way. */
-static struct icache_inode *find_and_wait(unsigned long ino)
+/* inode_lock held: a reference, the inode now the most recently found. */
+static void __iget(struct icache_inode *inode)
 {
-	struct icache_inode *inode = find_inode_fast(ino);
+	atomic_inc(&inode->i_count);
+	list_move(&inode->i_lru, &inode_lru);
+}
 
+/* The in-core inode, referenced and read, or NULL. */
+static struct icache_inode *ifind_fast(unsigned long ino)
+{
+	struct icache_inode *inode;
+
+	spin_lock(&inode_lock);
+	inode = find_inode_fast(ino);
 	if (inode) {
+		__iget(inode);
 		if (inode->i_state & I_NEW)
 			wait_on_inode(inode);
-		list_move(&inode->i_lru, &inode_lru);
 	}
+	spin_unlock(&inode_lock);
 	return inode;
 }
 
 /*
- * iget_locked(): the in-core inode (NULL), or a new one hashed I_NEW for
- * the caller to read and unlock_new_inode().  Allocated outside the
- * lock, then looked up again, as the kernel does.
+ * Allocated outside the lock, then looked up again, as the kernel does:
+ * a new inode hashed I_NEW, or the one another task hashed meanwhile.
  */
+static struct icache_inode *get_new_inode_fast(unsigned long ino,
+						wait_queue_head_t *wq)
+{
+	struct icache_inode *inode = calloc(1, sizeof(*inode)), *old;
+	struct list_head freeable = LIST_HEAD_INIT(freeable);
+
+	spin_lock(&inode_lock);
+	/* We released the lock, so.. */
+	old = find_inode_fast(ino);
+	if (!old) {
+		if (icache_max)
+			prune_icache(&freeable);
+		inode->i_ino = ino;
+		atomic_set(&inode->i_count, 1);
+		inode->i_state = I_NEW;
+		inode->i_wait = wq;
+		hlist_add_head_rcu(&inode->i_hash, ihash(ino));
+		list_add(&inode->i_lru, &inode_lru);
+		nr_inodes++;
+		spin_unlock(&inode_lock);
+		dispose_list(&freeable);
+		return inode;
+	}
+	__iget(old);
+	if (old->i_state & I_NEW)
+		wait_on_inode(old);
+	spin_unlock(&inode_lock);
+	free(inode);
+	return old;
+}
+
+/* A referenced inode: I_NEW for the caller to read and unlock_new_inode(). */
 static struct icache_inode *iget_locked(unsigned long ino,
 					 wait_queue_head_t *wq)
 {
-	struct icache_inode *inode, *old;
+	struct icache_inode *inode = ifind_fast(ino);
 
-	spin_lock(&inode_lock);
-	old = find_and_wait(ino);
-	spin_unlock(&inode_lock);
-	if (old)
-		return NULL;
-	inode = calloc(1, sizeof(*inode));	/* alloc_inode() */
-	spin_lock(&inode_lock);
-	old = find_and_wait(ino);
-	if (old) {
-		spin_unlock(&inode_lock);
-		free(inode);
-		return NULL;
-	}
-	prune_icache();
-	inode->i_ino = ino;
-	inode->i_state = I_NEW;
-	inode->i_wait = wq;
-	hlist_add_head_rcu(&inode->i_hash, ihash(ino));
-	list_add(&inode->i_lru, &inode_lru);
-	nr_inodes++;
-	spin_unlock(&inode_lock);
-	return inode;
+	if (inode)
+		return inode;
+	return get_new_inode_fast(ino, wq);
 }
 
 static void unlock_new_inode(struct icache_inode *inode)
@@ -178,22 +242,45 @@ static void unlock_new_inode(struct icache_inode *inode)
 	spin_unlock(&inode_lock);
 }
 
+/*
+ * generic_drop_inode(), inode_lock held and released: an unused inode
+ * stays in core, or with no inode cache is evicted now.
+ */
+static void iput_final(struct icache_inode *inode)
+{
+	if (icache_max) {
+		spin_unlock(&inode_lock);
+		return;
+	}
+	hlist_del_init_rcu(&inode->i_hash);
+	list_del_init(&inode->i_lru);
+	inode->i_state |= I_FREEING;
+	nr_inodes--;
+	spin_unlock(&inode_lock);
+	free(inode);		/* clear_inode(), destroy_inode() */
+}
+
+static void iput(struct icache_inode *inode)
+{
+	if (atomic_dec_and_lock(&inode->i_count, &inode_lock))
+		iput_final(inode);
+}
+
 /* The magic filesystem's inode read: from the inode cache, or the disk. */
-void magic_iget(unsigned long ino, void (*read_inode)(void))
+void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino))
 {
 	struct icache_inode *inode;
 	wait_queue_head_t wq;
 
-	if (!icache_max) {
-		read_inode();
-		return;
-	}
 	init_waitqueue_head(&wq);
 	inode = iget_locked(ino, &wq);
-	if (!inode) {
+	/* only its reader clears I_NEW */
+	if (inode->i_state & I_NEW) {
+		read_inode(ino);
+		unlock_new_inode(inode);
+	} else {
 		lookup_stats.icache_hits++;
-		return;
 	}
-	read_inode();
-	unlock_new_inode(inode);
+	/* the dentry holds no inode: its reference goes now */
+	iput(inode);
 }

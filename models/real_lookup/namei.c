@@ -11,8 +11,11 @@
  * The filesystem is a magic directory whose ->lookup() costs fs_lookup_ns
  * of busy work and, with fs_io_ns, reads the inode from a model block
  * device (blkdev.h), sleeping until the read completes, as ext3 reading
- * an inode or an NFS round trip would; it always finds the file.  No d_revalidate(), no permission checks,
- * no path walk around the one component.
+ * an inode or an NFS round trip would; it always finds the file.  Its
+ * inodes are spread over nr_magic_disks disks by inode number (the seed's
+ * "depending on the number of disks configured"), each servicing its own
+ * reads.  No d_revalidate(), no permission checks, no path walk around
+ * the one component.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,19 +31,38 @@
 __thread struct lookup_stats lookup_stats;
 unsigned long fs_lookup_ns;
 unsigned long fs_io_ns;
-struct request_queue magic_disk;
+struct request_queue *magic_disks;
+unsigned int nr_magic_disks;
 
 /* Every name in a magic directory is an existing file. */
 static struct inode magic_file_inode;
 
-static void magic_read_inode_delay(void)
+void magic_disks_init(unsigned int nr, unsigned int depth)
+{
+	unsigned int i;
+
+	magic_disks_exit();
+	magic_disks = calloc(nr, sizeof(*magic_disks));
+	nr_magic_disks = nr;
+	for (i = 0; i < nr; i++)
+		blk_queue_init(&magic_disks[i], depth);
+}
+
+void magic_disks_exit(void)
+{
+	free(magic_disks);
+	magic_disks = NULL;
+	nr_magic_disks = 0;
+}
+
+static void magic_read_inode_delay(unsigned long ino)
 {
 	ndelay(fs_lookup_ns);
 	if (fs_io_ns)
-		blk_read_sync(&magic_disk, fs_io_ns);
+		blk_read_sync(&magic_disks[ino % nr_magic_disks], fs_io_ns);
 }
 
-void (*magic_read_inode)(void) = magic_read_inode_delay;
+void (*magic_read_inode)(unsigned long ino) = magic_read_inode_delay;
 
 /* The name is the inode number, as in <mnt>/.inode/<ino>. */
 static struct dentry *magic_lookup(struct inode *dir, struct dentry *dentry)

@@ -41,20 +41,30 @@ extern const int real_lookup_nr_variants;
 
 /* The filesystem's ->lookup(): this many ns of work, e.g. parsing an inode, */
 extern unsigned long fs_lookup_ns;
-/* and with fs_io_ns, a read of that long from the magic disk, asleep. */
+/*
+ * and with fs_io_ns, a read of that long, asleep, from one of the
+ * filesystem's disks: inode ino lives on disk ino % nr_magic_disks.
+ */
 extern unsigned long fs_io_ns;
-extern struct request_queue magic_disk;
+extern struct request_queue *magic_disks;
+extern unsigned int nr_magic_disks;
+/* nr disks, each servicing depth reads at once; and their release. */
+void magic_disks_init(unsigned int nr, unsigned int depth);
+void magic_disks_exit(void);
 /* What ->lookup() runs: ndelay(fs_lookup_ns), or a test's rendezvous. */
-extern void (*magic_read_inode)(void);
+extern void (*magic_read_inode)(unsigned long ino);
 
 /*
- * The in-core inode cache (inode.c): at most max_inodes, 0 for none (every
- * miss reads its inode).  magic_iget() runs read_inode() only for an inode
- * not in core, and makes concurrent readers of one wait for the first.
+ * The in-core inode cache (inode.c): at most max_inodes unused, 0 for
+ * none (every miss reads its inode, unless another task is reading it).
+ * magic_iget() runs read_inode() only for an inode not in core, and makes
+ * concurrent readers of one wait for the first.  inode_lock is 2.6.32's
+ * global lock of the cache.  icache_init() before the first lookup.
  */
+extern spinlock_t inode_lock;
 void icache_init(unsigned long max_inodes);
 void icache_exit(void);
-void magic_iget(unsigned long ino, void (*read_inode)(void));
+void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino));
 
 /* A magic directory: its inode and its dentry. */
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops);
