@@ -61,7 +61,7 @@ class RunCheckTest(unittest.TestCase):
 
     def test_default_and_counts(self):
         proc = self.kscale("run", "--check")
-        self.assertIn("configs/default.conf: OK: 13 run, 0 compare, 0 plot, 12 headline lines",
+        self.assertIn("configs/default.conf: OK: 13 run, 0 compare, 0 plot, 13 headline lines",
                       proc.stdout)
         path = self.config("run a mnt_writers\ncompare a x y\nplot a\nplot a --metric=m\n")
         proc = self.kscale("run", "--check", path, "--", "--cpus=1")
