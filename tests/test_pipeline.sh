@@ -454,11 +454,14 @@ for b in rows:
         # an open/write/close on the same line: one class; the mount's
         # first writer also fails atomic_add_unless() and takes the
         # superblock's lock (every open at 1 thread), and so does its last
-        # writer's atomic_dec_and_lock()
+        # writer's atomic_dec_and_lock(); a first writer that lost the
+        # race under the lock backs out and retries (more visits)
         lock = b["res_s_mnt_writers_lock_visits"]
-        assert abs(b["res_vfsmount_visits"] - (4 + lock / 2)) < 1e-3, b
+        visits = b["res_vfsmount_visits"]
         if b["threads"] == 1:
-            assert abs(lock - 2) < 1e-3, b
+            assert abs(lock - 2) < 1e-3 and abs(visits - 5) < 1e-3, b
+        else:
+            assert 4 + lock / 2 - 1e-3 <= visits <= 4 + 2 * lock + 1e-3, b
         assert b["res_vfsmount_instances"] == 1, b
         assert b["res_vfsmount_hold_ns"] == 0, b
 if sys.argv[2] == "node":

@@ -102,6 +102,7 @@ repeat:
 	}
 	lockstat_visit(&mnt->mnt_writers);
 	if (atomic_add_return(1, &mnt->mnt_writers) != 1) {
+		lockstat_visit(&mnt->mnt_writers);
 		atomic_dec(&mnt->mnt_writers);
 		spin_unlock(&mnt->mnt_sb->s_mnt_writers_lock);
 		goto repeat;
