@@ -128,7 +128,7 @@ static void test_page_size_16k(void **state)
 	unsigned long idx;
 
 	for (shift = 14; shift >= 12; shift -= 2) {
-		page_alloc_set_shift(shift);
+		shmem_fault_page_shift(shift);
 		ops->shm_mount(0);
 		f = ops->shmem_zero_setup(PAGES);
 		for (idx = 0; idx < PAGES; idx++) {
@@ -391,7 +391,6 @@ static void test_stat_lock_takes_per_variant(void **state)
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
-	page_alloc_init();
 	return 0;
 }
 
