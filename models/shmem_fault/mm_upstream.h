@@ -8,13 +8,13 @@
 
 #include "../../lib/kernel/page_alloc.h"
 
-/* include/linux/pagevec.h */
-#define PAGEVEC_SIZE	31
+/* include/linux/pagevec.h: PAGEVEC_SIZE (renamed here beside 2.6.7's) */
+#define FOLIO_BATCH_SIZE	31
 
 struct folio_batch {
 	unsigned char nr;
 	bool percpu_pvec_drained;
-	struct page *folios[PAGEVEC_SIZE];
+	struct page *folios[FOLIO_BATCH_SIZE];
 };
 
 static inline void folio_batch_init(struct folio_batch *fbatch)
@@ -33,7 +33,7 @@ static inline unsigned folio_batch_add(struct folio_batch *fbatch,
 				       struct page *folio)
 {
 	fbatch->folios[fbatch->nr++] = folio;
-	return PAGEVEC_SIZE - fbatch->nr;
+	return FOLIO_BATCH_SIZE - fbatch->nr;
 }
 
 #define folio_alloc		folio_alloc_upstream
