@@ -252,10 +252,9 @@ static int fault_setup(struct kscale_run *run)
 	fr->fault_work_ns = kscale_knob_ns(run, "fault_work_ns",
 					   fault_work_auto_ns);
 	if (fr->ops) {
-		page_alloc_set_shift(page_shift_of(kscale_knob(run,
-							       "page_size")));
+		shmem_fault_page_shift(page_shift_of(kscale_knob(run,
+								 "page_size")));
 		fr->ops->shm_mount(fr->size_limit);
-		page_alloc_lockstat_register();
 	}
 	for (i = 0; i < run->nr_threads; i++) {
 		struct fault_thread *ft = aligned_alloc(FAULT_THREAD_ALIGN,
@@ -369,7 +368,7 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 {
 	double real_ns, model_ns;
 
-	page_alloc_set_shift(PAGE_SHIFT);	/* the host's, as real's */
+	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
 	shmem_fault_upstream.shm_mount(0);
 	if (kscale_calibrate(real_fault_round, NULL, &real_ns, err, len) ||
 	    kscale_calibrate(model_fault_round, (void *)&shmem_fault_upstream,
@@ -384,7 +383,6 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 static int shmem_fault_init(const struct kscale_options *o, char *err,
 			    size_t len)
 {
-	page_alloc_init();
 	devzero = open("/dev/zero", O_RDWR);
 	if (devzero < 0) {
 		snprintf(err, len, "/dev/zero: %s", strerror(errno));
@@ -399,9 +397,9 @@ static int shmem_fault_init(const struct kscale_options *o, char *err,
 		kscale_add_context("fault_work_ns_auto", "%lu",
 				   fault_work_auto_ns);
 	}
-	kscale_add_context("not_modelled", "TLB, PTE installation, page "
-			   "references and LRU, memcg, swap: only their time, "
-			   "with --fault-work-ns, uncontended");
+	kscale_add_context("not_modelled", "TLB, PTE installation, the "
+			   "fault's page references, memcg, swap: only their "
+			   "time, with --fault-work-ns, uncontended");
 	return 0;
 }
 

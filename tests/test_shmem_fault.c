@@ -14,7 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../lib/kernel/lockstat.h"
 #include "../lib/kernel/percpu.h"
+#include "../models/shmem_fault/mm_2_6_7.h"
+#include "../models/shmem_fault/mm_upstream.h"
 #include "../models/shmem_fault/shmem_fault.h"
 #include "helpers.h"
 
@@ -128,7 +131,7 @@ static void test_page_size_16k(void **state)
 	unsigned long idx;
 
 	for (shift = 14; shift >= 12; shift -= 2) {
-		page_alloc_set_shift(shift);
+		shmem_fault_page_shift(shift);
 		ops->shm_mount(0);
 		f = ops->shmem_zero_setup(PAGES);
 		for (idx = 0; idx < PAGES; idx++) {
@@ -388,10 +391,153 @@ static void test_stat_lock_takes_per_variant(void **state)
 	}
 }
 
+/*
+ * Each kernel's pcp sizes: 2.6.7's free_area_init_core() (batch capped
+ * at 256 KiB / 4, low 2 * batch, high 6 * batch), today's
+ * zone_batchsize() (1 MiB / 4, then 2^n - 1) with high at batch << 2.
+ */
+static void test_pcp_sizes(void **state)
+{
+	int batch, low, high;
+
+	shmem_fault_page_shift(14);
+	shmem_fault_stat_lock.shm_mount(0);
+	shmem_fault_upstream.shm_mount(0);
+	mm_2_6_7_pcp_sizes(&batch, &low, &high);
+	assert_int_equal(batch, 4);
+	assert_int_equal(low, 8);
+	assert_int_equal(high, 24);
+	mm_upstream_pcp_sizes(&batch, &high);
+	assert_int_equal(batch, 15);
+	assert_int_equal(high, 60);
+	shmem_fault_page_shift(12);
+	shmem_fault_stat_lock.shm_mount(0);
+	shmem_fault_upstream.shm_mount(0);
+	mm_2_6_7_pcp_sizes(&batch, &low, &high);
+	assert_int_equal(batch, 16);
+	assert_int_equal(low, 32);
+	assert_int_equal(high, 96);
+	mm_upstream_pcp_sizes(&batch, &high);
+	assert_int_equal(batch, 63);
+	assert_int_equal(high, 252);
+}
+
+#define LOCK_PASSES	8
+#define LOCK_PAGES	1024	/* a multiple of 16: every pagevec drains */
+
+static int class_index(const char *name)
+{
+	int c;
+
+	for (c = 0; c < lockstat_nr_classes(); c++)
+		if (!strcmp(lockstat_class(c)->name, name))
+			return c;
+	return -1;
+}
+
+/* A pass: an object faulted whole, then unmapped (truncated, freed). */
+static void fault_pass(const struct shmem_fault_ops *ops)
+{
+	struct file *f = ops->shmem_zero_setup(LOCK_PAGES);
+	struct page *page;
+	unsigned long idx;
+
+	for (idx = 0; idx < LOCK_PAGES; idx++) {
+		assert_int_equal(ops->shmem_fault(f, idx, &page), 0);
+		assert_int_equal(page_to_nid(page), numa_node_id());
+	}
+	ops->fput(f);
+}
+
+/* Visits of class `name` per fault over LOCK_PASSES passes; -1: none. */
+static double visits_per_fault(const char *name,
+			       const struct lockstat_acc *sum)
+{
+	int c = class_index(name);
+
+	return c < 0 ? -1 : (double)sum[c].visits /
+			    (LOCK_PASSES * LOCK_PAGES);
+}
+
+static void assert_near(double got, double want, double tolerance)
+{
+	if (got < want * (1 - tolerance) || got > want * (1 + tolerance))
+		fail_msg("%f visits a fault, want %f", got, want);
+}
+
+/*
+ * The allocator's locks a fault meets, with 4 KiB pages, as lockstat
+ * counts them: 2.6.7's pcp list has no lock, its zone->lock is taken once
+ * per pcp->batch (16) pages on the way in and once on the way out, its
+ * lru_lock once per pagevec (16) each way; today's pcp lock once a
+ * fault and once a folio batch (31) freed, zone->lock once per 63 each
+ * way, the lruvec lock once per 31 each way.  Faults from a CPU of the
+ * other node take the other node's zone and lru locks, and get that
+ * node's pages.
+ */
+static void test_allocator_locks_per_fault(void **state)
+{
+	struct lockstat_acc sum[LOCKSTAT_MAX_CLASSES];
+	const struct shmem_fault_ops *ops;
+	unsigned long seen[LOCKSTAT_MAX_CLASSES];
+	int i, pass;
+
+	shmem_fault_page_shift(12);
+	for_each_variant(ops, i, shmem_fault_variants,
+			 shmem_fault_nr_variants) {
+		bool old = ops != &shmem_fault_upstream;
+		const char *lru = old ? "lru_lock" : "lruvec_lock";
+
+		lockstat_enable(true);
+		lockstat_reset();
+		ops->shm_mount(0);
+		assert_int_equal(lockstat_threads_init(1), 0);
+		fault_pass(ops);		/* the pool at its peak */
+		lockstat_thread_attach(0);
+		for (pass = 0; pass < LOCK_PASSES; pass++)
+			fault_pass(ops);
+		lockstat_sum(sum);
+		if (old) {
+			assert_true(visits_per_fault("pcp_lock", sum) < 0);
+			/*
+			 * 3 index pages a pass besides; the pcp list's
+			 * count between low and high (64) takes no lock
+			 */
+			assert_near(visits_per_fault("zone_lock", sum),
+				    2.0 * (LOCK_PAGES + 3 - 64) / 16 /
+				    LOCK_PAGES, 0.03);
+			assert_near(visits_per_fault(lru, sum), 2.0 / 16,
+				    0.001);
+		} else {
+			assert_near(visits_per_fault("pcp_lock", sum),
+				    1 + 34.0 / LOCK_PAGES, 0.001);
+			/* the pcp keeps 3 batches and more between passes */
+			assert_near(visits_per_fault("zone_lock", sum),
+				    2.0 * (LOCK_PAGES - 3 * 63) / 63 /
+				    LOCK_PAGES, 0.05);
+			assert_near(visits_per_fault(lru, sum),
+				    (33 + 1 + 34.0) / LOCK_PAGES, 0.05);
+		}
+		/* then from node 1 too: that node's instances */
+		lockstat_window(true);
+		fault_pass(ops);
+		kscale_set_cpu(4);
+		fault_pass(ops);
+		fault_pass(ops);
+		kscale_set_cpu(0);
+		lockstat_window(false);
+		lockstat_instances_seen(seen);
+		assert_int_equal(seen[class_index("zone_lock")], 2);
+		assert_int_equal(seen[class_index(lru)], 2);
+		lockstat_thread_detach();
+		lockstat_enable(false);
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
-	page_alloc_init();
 	return 0;
 }
 
@@ -405,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_stat_lock_takes_per_variant),
 		cmocka_unit_test(test_disjoint_ranges_return_every_block),
 		cmocka_unit_test(test_free_path_races_allocation),
+		cmocka_unit_test(test_pcp_sizes),
+		cmocka_unit_test(test_allocator_locks_per_fault),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

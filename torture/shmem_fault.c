@@ -130,7 +130,6 @@ static int sf_init(const void *variant, int nr_tasks)
 	memset(&s, 0, sizeof(s));
 	s.ops = variant;
 	s.limit = NR_SHARED * PUBLIC + LIMIT_PER_TASK * nr_tasks;
-	page_alloc_init();
 	s.ops->shm_mount(s.limit);
 	f = s.ops->shmem_zero_setup(1);
 	s.ops->shmem_stats(f, &st);

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pages of the modelled machine's size from per-CPU free lists, standing in for the buddy
- * allocator's per-CPU page lists (the pcp fast path): uncontended, local.
- * A CPU whose list is empty takes a batch of fresh pages on its node.
- * Pages are never returned to the system; the pool grows to its peak.
- * Pages come back dirty, as from the kernel: callers clear them.  Each
- * list has a lock, as the kernel's pcp lists have since 5.19; it is only
- * ever contended when threads share a CPU.
+ * struct page and the memory behind it: pages of the modelled machine's
+ * size, made on a node from the host's memory.  The page allocators
+ * themselves (zones, per-CPU lists, the LRU) are each kernel's own and
+ * live with the models that follow that kernel (models/shmem_fault/mm_*):
+ * a zone that runs dry takes page_alloc_fresh()'s pages, standing in for
+ * the memory a kernel's zone had from boot.  Pages are never given back
+ * to the host; the pool grows to its peak.  Pages come back dirty, as
+ * from the kernel: callers clear them.
  */
 #ifndef KSCALE_KERNEL_PAGE_ALLOC_H
 #define KSCALE_KERNEL_PAGE_ALLOC_H
 
 #include "compiler.h"
+#include "list.h"
 
 #define PAGE_SHIFT	12		/* the host's page: mmap, mprotect */
 #define PAGE_SIZE	(1UL << PAGE_SHIFT)
@@ -25,33 +27,81 @@
 extern unsigned int mm_page_shift;
 #define MM_PAGE_SIZE	(1UL << mm_page_shift)
 
+/* page_alloc_fresh()'s pages at a time: one host allocation. */
+#define PAGE_CHUNK	64
+
 struct address_space;
 
 struct page {
 	unsigned long flags;
+	int _count;
+	int nid;			/* the kernel keeps it in flags */
 	unsigned long index;
 	struct address_space *mapping;
 	void *virtual;			/* the MM_PAGE_SIZE of data */
-	struct page *lru;		/* free list link */
+	struct list_head lru;		/* free, per-CPU or LRU list */
 };
 
 #define PG_locked	(1UL << 0)
 #define PG_uptodate	(1UL << 1)
+#define PG_lru		(1UL << 2)
 
-struct page *alloc_page(void);
-void __free_page(struct page *page);
-void page_alloc_init(void);
 /*
- * Between runs, with every page free: the page size from now on (a new
- * size gives the pool's pages back to the host).
+ * PAGE_CHUNK new pages on node, onto list; their nid set, all else 0.
+ * The host may sleep here: never with preemption disabled.
+ */
+void page_alloc_fresh(int node, struct list_head *list);
+/*
+ * Between runs, with no page held anywhere (every allocator emptied):
+ * the page size from now on (a new size gives the pages back to the
+ * host).
  */
 void page_alloc_set_shift(unsigned int shift);
-/* In a run's set-up: each CPU's list lock is a resource to lockstat. */
-void page_alloc_lockstat_register(void);
 
 static inline void *page_address(struct page *page)
 {
 	return page->virtual;
+}
+
+static inline int page_to_nid(struct page *page)
+{
+	return page->nid;
+}
+
+static inline int page_count(struct page *page)
+{
+	return __atomic_load_n(&page->_count, __ATOMIC_RELAXED);
+}
+
+static inline void set_page_count(struct page *page, int v)
+{
+	__atomic_store_n(&page->_count, v, __ATOMIC_RELAXED);
+}
+
+static inline void get_page(struct page *page)
+{
+	__atomic_fetch_add(&page->_count, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool put_page_testzero(struct page *page)
+{
+	return __atomic_sub_fetch(&page->_count, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+static inline bool PageLRU(struct page *page)
+{
+	return __atomic_load_n(&page->flags, __ATOMIC_RELAXED) & PG_lru;
+}
+
+static inline void SetPageLRU(struct page *page)
+{
+	__atomic_fetch_or(&page->flags, PG_lru, __ATOMIC_RELAXED);
+}
+
+static inline bool TestClearPageLRU(struct page *page)
+{
+	return __atomic_fetch_and(&page->flags, ~PG_lru,
+				  __ATOMIC_RELAXED) & PG_lru;
 }
 
 /* The page lock: the kernel sleeps on it; here a waiter spins, yielding. */

@@ -33,6 +33,30 @@ struct rq *cpu_rq(int cpu)
 	return per_cpu_ptr(runqueues, cpu);
 }
 
+/* preempt_disable_cpu() without SCHED_FIFO: one owner per CPU. */
+static int __percpu *cpu_owner;
+static __thread int cpu_own_depth;
+static __thread int *cpu_owned;
+
+void __cpu_own(void)
+{
+	int *owner;
+
+	if (cpu_own_depth++)
+		return;
+	owner = per_cpu_ptr(cpu_owner, smp_processor_id());
+	while (__atomic_exchange_n(owner, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	cpu_owned = owner;
+}
+
+void __cpu_unown(void)
+{
+	if (--cpu_own_depth)
+		return;
+	__atomic_store_n(cpu_owned, 0, __ATOMIC_RELEASE);
+}
+
 static long futex(uint32_t *uaddr, int op, uint32_t val,
 		  const struct timespec *abs)
 {
@@ -103,6 +127,7 @@ void sched_init(void)
 	if (runqueues)
 		return;
 	runqueues = alloc_percpu(struct rq);
+	cpu_owner = alloc_percpu(int);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(runqueues, cpu)->cpu = cpu;
 #ifdef KSCALE_SANITIZE

@@ -146,6 +146,34 @@ static inline void preempt_enable_no_resched(void)
 	__preempt_count--;
 }
 
+/*
+ * A section that owns its CPU, as the kernel's local_irq_save() (and a
+ * get_cpu_var() section working on a per-CPU list) does: preempt_disable(),
+ * which is enough under SCHED_FIFO, where the CPU's other tasks cannot run
+ * meanwhile.  Without it (sanitizer builds, no CAP_SYS_NICE) the host may
+ * run two of one CPU's tasks at once: then, and only then, a per-CPU word
+ * taken at the outermost section keeps them apart.  Sections nest.
+ */
+void __cpu_own(void);
+void __cpu_unown(void);
+
+static inline void preempt_disable_cpu(void)
+{
+	preempt_disable();
+	if (unlikely(!sched_fifo))
+		__cpu_own();
+}
+
+static inline void preempt_enable_cpu(void)
+{
+	if (unlikely(!sched_fifo))
+		__cpu_unown();
+	preempt_enable();
+}
+
+#define local_irq_save(flags)	do { (void)(flags); preempt_disable_cpu(); } while (0)
+#define local_irq_restore(flags) do { (void)(flags); preempt_enable_cpu(); } while (0)
+
 void schedule(void);
 /* Sleep until woken or ns have passed (model I/O, a timer). */
 void schedule_timeout_ns(uint64_t ns);

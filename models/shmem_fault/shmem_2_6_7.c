@@ -21,9 +21,11 @@
  * Departures: the mapping's radix tree is a flat array of slots (still
  * under tree_lock); swap is never used, so only the hole path runs;
  * index pages are also kept on a list for truncation to free; page
- * locks spin and yield instead of sleeping; there are no page tables,
- * TLB, page references or LRU.  shmem_release() frees a range of a live
- * object, which 2.6.7 cannot do (see release_range()).
+ * locks spin and yield instead of sleeping; there are no page tables or
+ * TLB.  Pages come from 2.6.7's allocator and go on its LRU (mm_2_6_7.c:
+ * the per-CPU lists, zone->lock and lru_lock of the faulting CPU's node),
+ * with the page references that path counts.  shmem_release() frees a
+ * range of a live object, which 2.6.7 cannot do (see release_range()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 
 #include "../../lib/kernel/atomic.h"
 #include "../../lib/kernel/spinlock_decb.h"
+#include "mm_2_6_7.h"
 #include "shmem_fault.h"
 
 /*
@@ -117,7 +120,7 @@ struct shmem_inode_info {
 	unsigned long next_index;	/* highest alloced index + 1 */
 	swp_entry_t i_direct[SHMEM_NR_DIRECT]; /* first blocks */
 	void **i_indirect;		/* top indirect blocks page */
-	struct page *index_pages;	/* model only: every index page */
+	struct list_head index_pages;	/* model only: every index page */
 	unsigned long nr_index_pages;
 	struct inode vfs_inode;
 };
@@ -270,8 +273,7 @@ static void shmem_index_page_used(struct shmem_inode_info *info,
 {
 	if (!*page || addr)
 		return;
-	(*page)->lru = info->index_pages;
-	info->index_pages = *page;
+	list_add(&(*page)->lru, &info->index_pages);
 	info->nr_index_pages++;
 	*page = NULL;
 }
@@ -361,6 +363,18 @@ static int add_to_page_cache(struct page *page, struct address_space *mapping,
 	return error;
 }
 
+/* alloc_page()'s reference is the page cache's; the pagevec takes one. */
+static int add_to_page_cache_lru(struct page *page,
+				 struct address_space *mapping,
+				 unsigned long idx)
+{
+	int ret = add_to_page_cache(page, mapping, idx);
+
+	if (ret == 0)
+		lru_cache_add(page);
+	return ret;
+}
+
 /* Take a block for a hole, under info->lock: the per-fault stat_lock. */
 static int shmem_charge_block(struct inode *inode)
 {
@@ -422,7 +436,7 @@ repeat:
 		entry = shmem_swp_alloc(info, idx, sgp);
 		if (IS_ERR(entry))
 			error = PTR_ERR(entry);
-		if (error || add_to_page_cache(filepage, mapping, idx)) {
+		if (error || add_to_page_cache_lru(filepage, mapping, idx)) {
 			spin_unlock(&info->lock);
 			__free_page(filepage);
 			shmem_free_block(inode);
@@ -471,6 +485,7 @@ static struct inode *shmem_get_inode(struct super_block *sb)
 	}
 	info = calloc(1, sizeof(*info));
 	spin_lock_init(&info->lock);
+	INIT_LIST_HEAD(&info->index_pages);
 	info->vfs_inode.i_sb = sb;
 	info->vfs_inode.i_mapping = &info->vfs_inode.i_data;
 	info->vfs_inode.i_data.host = &info->vfs_inode;
@@ -508,12 +523,18 @@ static struct file *shmem_zero_setup(unsigned long pages)
 				VM_ACCOUNT);
 }
 
+/*
+ * truncate_inode_pages(): each page out of the tree, its reference
+ * dropped a pagevec at a time (pagevec_release(): lru_lock per 16).
+ */
 static void truncate_inode_pages_range(struct address_space *mapping,
 				       unsigned long start, unsigned long end)
 {
+	struct pagevec pvec;
 	struct page *page;
 	unsigned long idx;
 
+	pagevec_init(&pvec, 0);
 	for (idx = start; idx < end; idx++) {
 		spin_lock(&mapping->tree_lock);
 		page = mapping->page_tree[idx];
@@ -521,9 +542,10 @@ static void truncate_inode_pages_range(struct address_space *mapping,
 		if (page)
 			WRITE_ONCE(mapping->nrpages, mapping->nrpages - 1);
 		spin_unlock(&mapping->tree_lock);
-		if (page)
-			__free_page(page);
+		if (page && !pagevec_add(&pvec, page))
+			pagevec_release(&pvec);
 	}
+	pagevec_release(&pvec);
 }
 
 /*
@@ -548,10 +570,10 @@ static void release_range(struct file *file, unsigned long start,
 static unsigned long shmem_truncate_index(struct shmem_inode_info *info)
 {
 	unsigned long freed = info->nr_index_pages;
-	struct page *page;
+	struct page *page, *next;
 
-	while ((page = info->index_pages)) {
-		info->index_pages = page->lru;
+	list_for_each_entry_safe(page, next, &info->index_pages, lru) {
+		list_del(&page->lru);
 		__free_page(page);
 	}
 	info->nr_index_pages = 0;
@@ -635,6 +657,7 @@ static void register_vm_committed_space(void)
 
 static void mount_stat_lock(unsigned long size_limit)
 {
+	mm_2_6_7_init();
 	alloc_shm_sb();
 	shmem_fill_super(size_limit);
 	shm_sb->s_fs_info = shm_sbinfo;
@@ -650,6 +673,7 @@ static void mount_nosbinfo(unsigned long size_limit)
 
 static void mount_no_sbinfo(unsigned long size_limit)
 {
+	mm_2_6_7_init();
 	alloc_shm_sb();
 	shm_sb->s_fs_info = NULL;
 	seed_patch = false;

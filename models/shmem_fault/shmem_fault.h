@@ -62,6 +62,15 @@ extern const struct shmem_fault_ops shmem_fault_upstream;
 extern const struct shmem_fault_ops *const shmem_fault_variants[];
 extern const int shmem_fault_nr_variants;
 
+/*
+ * Between runs, with no object left: the modelled machine's page size
+ * (page_alloc.h), every variant's allocator emptied first.
+ */
+void shmem_fault_page_shift(unsigned int shift);
+/* With no page in use: forget every free page (mm_2_6_7.c, mm_upstream.c). */
+void mm_2_6_7_reset(void);
+void mm_upstream_reset(void);
+
 /* This thread's takes of, and waits for, the superblock stat_lock. */
 extern __thread struct lock_class_stats stat_lock_stat;
 

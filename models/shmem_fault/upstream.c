@@ -9,17 +9,24 @@
  * superblock-wide lock anywhere on the path (as described in
  * kernel-paths.md, section 2).
  *
+ * The new folio goes on the LRU (folio_add_lru()), and truncation gives
+ * the folios back a folio batch at a time (shmem_undo_range():
+ * folio_batch_release()), through today's allocator (mm_upstream.c:
+ * the pcp lock, zone->lock and the lruvec lock of the faulting CPU's
+ * node).
+ *
  * Departures: order-0 folios only; the xarray is a flat array of slots
  * whose readers use READ_ONCE in place of RCU, and folio references are
- * not counted (pages are freed only by truncation, after every user);
- * memcg charging, vm_committed_as and the PTE installation are not
- * modelled.
+ * counted only as the LRU needs them (pages are freed only by truncation,
+ * after every user); memcg charging, vm_committed_as and the PTE
+ * installation are not modelled.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/kernel/spinlock.h"
+#include "mm_upstream.h"
 #include "shmem_fault.h"
 
 /* An order-0 folio is the modelled machine's page (page_alloc.h). */
@@ -112,17 +119,18 @@ static int shmem_add_to_page_cache(struct page *folio,
 static struct page *shmem_alloc_and_add_folio(struct inode *inode,
 					      unsigned long index, int *error)
 {
-	struct page *folio = alloc_page();
+	struct page *folio = folio_alloc();
 
 	TestSetPageLocked(folio);		/* __folio_set_locked() */
 	*error = shmem_add_to_page_cache(folio, inode->i_mapping, index);
 	if (*error) {
 		unlock_page(folio);
-		__free_page(folio);
+		folio_put(folio);
 		return NULL;
 	}
 	inode_add_blocks(inode, 1);		/* shmem_inode_acct_blocks() */
 	shmem_recalc_inode(inode, 1, 0);
+	folio_add_lru(folio);
 	return folio;
 }
 
@@ -173,15 +181,20 @@ static struct file *shmem_zero_setup(unsigned long pages)
 	return file;
 }
 
-/* shmem_undo_range(): remove each folio under xa_lock, then recalc. */
+/*
+ * shmem_undo_range(): remove each folio under xa_lock, its reference
+ * dropped a folio batch at a time, then recalc.
+ */
 static void shmem_undo_range(struct file *file, unsigned long start,
 			     unsigned long end)
 {
 	struct inode *inode = file->f_inode;
 	struct address_space *mapping = inode->i_mapping;
+	struct folio_batch fbatch;
 	struct page *folio;
 	unsigned long index;
 
+	folio_batch_init(&fbatch);
 	for (index = start; index < end; index++) {
 		spin_lock(&mapping->xa_lock);
 		folio = mapping->i_pages[index];
@@ -190,9 +203,10 @@ static void shmem_undo_range(struct file *file, unsigned long start,
 		if (folio)
 			WRITE_ONCE(mapping->nrpages, mapping->nrpages - 1);
 		spin_unlock(&mapping->xa_lock);
-		if (folio)
-			__free_page(folio);
+		if (folio && !folio_batch_add(&fbatch, folio))
+			folio_batch_release(&fbatch);
 	}
+	folio_batch_release(&fbatch);
 	shmem_recalc_inode(inode, 0, 0);
 }
 
@@ -209,6 +223,7 @@ static void shmem_evict_inode(struct file *file)
 
 static void shm_mount(unsigned long size_limit)
 {
+	mm_upstream_init();
 }
 
 /*

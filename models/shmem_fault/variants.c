@@ -12,3 +12,12 @@ const struct shmem_fault_ops *const shmem_fault_variants[] = {
 
 const int shmem_fault_nr_variants =
 	sizeof(shmem_fault_variants) / sizeof(shmem_fault_variants[0]);
+
+void shmem_fault_page_shift(unsigned int shift)
+{
+	if (shift == mm_page_shift)
+		return;
+	mm_2_6_7_reset();
+	mm_upstream_reset();
+	page_alloc_set_shift(shift);
+}
