@@ -7,9 +7,10 @@
  *    writers, with trylocks and downgrades mixed in, 8 tasks on 2 CPUs,
  *    no wake-up lost (a watchdog) and the lock unlocked with an empty
  *    wait list at the end, plain data written under the lock seen
- *    whole (and ordered by it alone, for ThreadSanitizer); a downgrade hands the lock to the readers
- *    queued behind it, not to the writer queued after them; up_write()
- *    grants every queued reader at once;
+ *    whole (and ordered by it alone, for ThreadSanitizer: up_read()
+ *    and up_write() must release); a downgrade hands the lock to the
+ *    readers queued behind it, not to the writer queued after them;
+ *    up_write() grants every queued reader at once;
  *  - today's only: a writer spins, without sleeping, behind a writer
  *    owner that runs; a writer spinning on a reader-owned lock gives up
  *    after rwsem_rspin_threshold() and marks the lock RWSEM_NONSPINNABLE;
@@ -312,28 +313,36 @@ struct race {
 	unsigned long tries_won, tries_lost;
 	unsigned long sleeps, spins;
 	/*
-	 * Plain data the lock alone orders: read first thing in a hold,
-	 * written last, outside the counters' atomics above (which would
-	 * order it themselves), so that ThreadSanitizer reports a race if
-	 * an unlock does not release.
+	 * Plain data the lock alone orders, outside the counters' atomics
+	 * above (which would order it themselves), so that ThreadSanitizer
+	 * reports a race if an unlock does not release: a writer makes it
+	 * odd before its atomics and even after them, a reader reads it
+	 * before its atomics and after them (and sees it even).
 	 */
 	unsigned long data;
 	unsigned long writes;
 };
 
+static void read_data(struct race *r)
+{
+	if (r->data & 1)
+		test_note(&r->violations);
+}
+
 static void read_side(struct race *r)
 {
-	if (r->data > (unsigned long)RACERS * LOOPS)
-		test_note(&r->violations);
+	read_data(r);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
+	read_data(r);
 }
 
 static void write_side(struct race *r)
 {
+	r->data++;
 	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
@@ -430,7 +439,7 @@ static void race_version(const struct version *v)
 		r->sleeps, r->spins, r->tries_won, r->tries_lost);
 	assert_int_equal(r->violations, 0);
 	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
-	assert_int_equal(r->data, r->writes);
+	assert_int_equal(r->data, 2 * r->writes);
 	/* it was a race: some slept, some trylocks met the lock taken */
 	if (timing_checked()) {
 		assert_true(r->sleeps > 0);
