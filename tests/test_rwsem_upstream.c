@@ -15,7 +15,9 @@
  *    owner that runs; a writer spinning on a reader-owned lock gives up
  *    after rwsem_rspin_threshold() and marks the lock RWSEM_NONSPINNABLE;
  *    a writer kept waiting RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and
- *    gets the lock before a writer that keeps stealing it.
+ *    gets the lock before a writer that keeps stealing it; a writer
+ *    sleeping behind readers that run, and a reader behind a writer,
+ *    each count their sleep reason (and queueing reason) once.
  * What depends on timing is checked where the tasks are SCHED_FIFO (not
  * under ThreadSanitizer, where the scenarios still run for their races).
  */
@@ -1057,6 +1059,96 @@ static void test_reader_honours_writer_handoff(void **state)
 	free(h);
 }
 
+/*
+ * 9. Why a waiter slept (struct rwsem_profile's slept[], and for a writer
+ * queued[]), as test_rwsem.c's test_sleep_reasons checks v4.6: one task
+ * sleeps once behind a lock the test's task holds, and its reason, and
+ * only it, counts 1.  The two reasons today's rwsem records most: a
+ * writer behind readers that run (it spins rwsem_rspin_threshold() on
+ * the reader-owned lock, then queues), and a reader behind a writer.
+ * The sleeper is a host thread (no rq: no need_resched), so only the
+ * lock's state decides whether the writer spins, and for how long.
+ */
+struct sleeper {
+	struct rwsem_storage sem;
+	bool write;
+	struct task_struct *task;
+	struct rwsem_profile prof;
+};
+
+static void *sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+
+	task_start(&node, 1);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	__atomic_store_n(&s->task, current, __ATOMIC_RELEASE);
+	if (s->write) {
+		ops->down_write(&s->sem);
+		s->prof = rwsem_profile;
+		ops->up_write(&s->sem);
+	} else {
+		ops->down_read(&s->sem);
+		s->prof = rwsem_profile;
+		ops->up_read(&s->sem);
+	}
+	return NULL;
+}
+
+static bool sleeper_asleep(struct sleeper *s)
+{
+	struct task_struct *p = __atomic_load_n(&s->task, __ATOMIC_ACQUIRE);
+
+	return p && (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) &
+		     TASK_ASLEEP);
+}
+
+static void sleep_case(bool write, enum rwsem_sleep_reason why,
+		       int queue_why)
+{
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct sleeper *s = calloc(1, sizeof(*s));
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+	bool asleep;
+	pthread_t tid;
+	int i;
+
+	s->write = write;
+	ops->init(&s->sem);
+	if (write)
+		ops->down_read(&s->sem);	/* a reader that runs */
+	else
+		ops->down_write(&s->sem);
+	pthread_create(&tid, NULL, sleeper_fn, s);
+	while (!(asleep = sleeper_asleep(s)) && now_ns() < end)
+		cpu_relax();
+	if (write)
+		ops->up_read(&s->sem);
+	else
+		ops->up_write(&s->sem);
+	pthread_join(tid, NULL);
+	assert_true(asleep);
+	for (i = 0; i < RWSEM_SLEEP_NR; i++)
+		if (s->prof.slept[i] != (i == (int)why))
+			fail_msg("upstream: slept %s %lu times",
+				 rwsem_sleep_name[i], s->prof.slept[i]);
+	for (i = 0; i < RWSEM_QUEUE_NR; i++)
+		if (s->prof.queued[i] != (i == queue_why))
+			fail_msg("upstream: queued %s %lu times",
+				 rwsem_queue_name[i], s->prof.queued[i]);
+	assert_released(upstream(), &s->sem);
+	free(s);
+}
+
+static void test_sleep_reasons(void **state)
+{
+	sleep_case(true, RWSEM_SLEEP_WRITE_READER,
+		   RWSEM_QUEUE_SPIN_READER_TIMEOUT);
+	sleep_case(false, RWSEM_SLEEP_READ_WRITER, -1);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -1075,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_reader_owned_spin_is_bounded),
 		cmocka_unit_test(test_handoff_beats_lock_stealing),
 		cmocka_unit_test(test_reader_honours_writer_handoff),
+		cmocka_unit_test(test_sleep_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
