@@ -112,7 +112,7 @@ lkp() {
 # bench, nr_threads as lkp writes CPU counts.
 test_split_job() {
 	local want=(kscale-seed-devzero:3 kscale-seed-mnt-openbench:6
-		    kscale-seed-real-lookup:8 kscale-seed-rwsem-fio:7) w n
+		    kscale-seed-real-lookup:8 kscale-seed-rwsem-fio:9) w n
 
 	mkdir -p "$tmp/split"
 	run lkp split-job -o "$tmp/split" "$dest"/jobs/kscale-seed-*.yaml

@@ -2,7 +2,9 @@
 /*
  * Validation of the v4.6 rwsem and the seed's reader-owned variant:
  * readers and writers exclude each other, writers exclude writers, no
- * wake-up is lost (a watchdog), the count returns to 0 and the wait list
+ * wake-up is lost (a watchdog), plain data written under the lock is
+ * seen whole (ordered by the lock alone, for ThreadSanitizer: up_read()
+ * and up_write() must release), the count returns to 0 and the wait list
  * empties; the OSQ lets one spinner through at a time, also when
  * spinners unqueue; the owner field is set exactly where each version
  * sets it.
@@ -140,27 +142,47 @@ struct race {
 	int violations;
 	unsigned long progress;
 	int done;
+	/*
+	 * Plain data the lock alone orders, outside the counters' atomics
+	 * above (which would order it themselves), so that ThreadSanitizer
+	 * reports a race if an unlock does not release: a writer makes it
+	 * odd before its atomics and even after them, a reader reads it
+	 * before its atomics and after them (and sees it even).
+	 */
+	unsigned long data;
+	unsigned long writes;
 };
+
+static void read_data(struct race *r)
+{
+	if (r->data & 1)
+		test_note(&r->violations);
+}
 
 static void read_side(struct race *r)
 {
 	down_read(&r->sem);
+	read_data(r);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
+	read_data(r);
 	up_read(&r->sem);
 }
 
 static void write_side(struct race *r)
 {
 	down_write(&r->sem);
+	r->data++;
 	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
+	r->data++;
 	up_write(&r->sem);
 }
 
@@ -239,6 +261,7 @@ static void race_version(bool patch)
 	test_race(test_racers(MAX_RACERS) + 1, racer_then_done, r);
 	assert_int_equal(r->violations, 0);
 	assert_int_equal(r->progress, test_racers(MAX_RACERS) * LOOPS);
+	assert_int_equal(r->data, 2 * r->writes);
 	assert_released(&r->sem);
 	free(r);
 }

@@ -7,14 +7,17 @@
  *    writers, with trylocks and downgrades mixed in, 8 tasks on 2 CPUs,
  *    no wake-up lost (a watchdog) and the lock unlocked with an empty
  *    wait list at the end, plain data written under the lock seen
- *    whole (and ordered by it alone, for ThreadSanitizer); a downgrade hands the lock to the readers
- *    queued behind it, not to the writer queued after them; up_write()
- *    grants every queued reader at once;
+ *    whole (and ordered by it alone, for ThreadSanitizer: up_read()
+ *    and up_write() must release); a downgrade hands the lock to the
+ *    readers queued behind it, not to the writer queued after them;
+ *    up_write() grants every queued reader at once;
  *  - today's only: a writer spins, without sleeping, behind a writer
  *    owner that runs; a writer spinning on a reader-owned lock gives up
  *    after rwsem_rspin_threshold() and marks the lock RWSEM_NONSPINNABLE;
  *    a writer kept waiting RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and
- *    gets the lock before a writer that keeps stealing it.
+ *    gets the lock before a writer that keeps stealing it; a writer
+ *    sleeping behind readers that run, and a reader behind a writer,
+ *    each count their sleep reason (and queueing reason) once.
  * What depends on timing is checked where the tasks are SCHED_FIFO (not
  * under ThreadSanitizer, where the scenarios still run for their races).
  */
@@ -312,28 +315,36 @@ struct race {
 	unsigned long tries_won, tries_lost;
 	unsigned long sleeps, spins;
 	/*
-	 * Plain data the lock alone orders: read first thing in a hold,
-	 * written last, outside the counters' atomics above (which would
-	 * order it themselves), so that ThreadSanitizer reports a race if
-	 * an unlock does not release.
+	 * Plain data the lock alone orders, outside the counters' atomics
+	 * above (which would order it themselves), so that ThreadSanitizer
+	 * reports a race if an unlock does not release: a writer makes it
+	 * odd before its atomics and even after them, a reader reads it
+	 * before its atomics and after them (and sees it even).
 	 */
 	unsigned long data;
 	unsigned long writes;
 };
 
+static void read_data(struct race *r)
+{
+	if (r->data & 1)
+		test_note(&r->violations);
+}
+
 static void read_side(struct race *r)
 {
-	if (r->data > (unsigned long)RACERS * LOOPS)
-		test_note(&r->violations);
+	read_data(r);
 	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
 	cpu_relax();
 	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
+	read_data(r);
 }
 
 static void write_side(struct race *r)
 {
+	r->data++;
 	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
 		test_note(&r->violations);
@@ -430,7 +441,7 @@ static void race_version(const struct version *v)
 		r->sleeps, r->spins, r->tries_won, r->tries_lost);
 	assert_int_equal(r->violations, 0);
 	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
-	assert_int_equal(r->data, r->writes);
+	assert_int_equal(r->data, 2 * r->writes);
 	/* it was a race: some slept, some trylocks met the lock taken */
 	if (timing_checked()) {
 		assert_true(r->sleeps > 0);
@@ -1048,6 +1059,96 @@ static void test_reader_honours_writer_handoff(void **state)
 	free(h);
 }
 
+/*
+ * 9. Why a waiter slept (struct rwsem_profile's slept[], and for a writer
+ * queued[]), as test_rwsem.c's test_sleep_reasons checks v4.6: one task
+ * sleeps once behind a lock the test's task holds, and its reason, and
+ * only it, counts 1.  The two reasons today's rwsem records most: a
+ * writer behind readers that run (it spins rwsem_rspin_threshold() on
+ * the reader-owned lock, then queues), and a reader behind a writer.
+ * The sleeper is a host thread (no rq: no need_resched), so only the
+ * lock's state decides whether the writer spins, and for how long.
+ */
+struct sleeper {
+	struct rwsem_storage sem;
+	bool write;
+	struct task_struct *task;
+	struct rwsem_profile prof;
+};
+
+static void *sleeper_fn(void *arg)
+{
+	struct sleeper *s = arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+
+	task_start(&node, 1);
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	__atomic_store_n(&s->task, current, __ATOMIC_RELEASE);
+	if (s->write) {
+		ops->down_write(&s->sem);
+		s->prof = rwsem_profile;
+		ops->up_write(&s->sem);
+	} else {
+		ops->down_read(&s->sem);
+		s->prof = rwsem_profile;
+		ops->up_read(&s->sem);
+	}
+	return NULL;
+}
+
+static bool sleeper_asleep(struct sleeper *s)
+{
+	struct task_struct *p = __atomic_load_n(&s->task, __ATOMIC_ACQUIRE);
+
+	return p && (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) &
+		     TASK_ASLEEP);
+}
+
+static void sleep_case(bool write, enum rwsem_sleep_reason why,
+		       int queue_why)
+{
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct sleeper *s = calloc(1, sizeof(*s));
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+	bool asleep;
+	pthread_t tid;
+	int i;
+
+	s->write = write;
+	ops->init(&s->sem);
+	if (write)
+		ops->down_read(&s->sem);	/* a reader that runs */
+	else
+		ops->down_write(&s->sem);
+	pthread_create(&tid, NULL, sleeper_fn, s);
+	while (!(asleep = sleeper_asleep(s)) && now_ns() < end)
+		cpu_relax();
+	if (write)
+		ops->up_read(&s->sem);
+	else
+		ops->up_write(&s->sem);
+	pthread_join(tid, NULL);
+	assert_true(asleep);
+	for (i = 0; i < RWSEM_SLEEP_NR; i++)
+		if (s->prof.slept[i] != (i == (int)why))
+			fail_msg("upstream: slept %s %lu times",
+				 rwsem_sleep_name[i], s->prof.slept[i]);
+	for (i = 0; i < RWSEM_QUEUE_NR; i++)
+		if (s->prof.queued[i] != (i == queue_why))
+			fail_msg("upstream: queued %s %lu times",
+				 rwsem_queue_name[i], s->prof.queued[i]);
+	assert_released(upstream(), &s->sem);
+	free(s);
+}
+
+static void test_sleep_reasons(void **state)
+{
+	sleep_case(true, RWSEM_SLEEP_WRITE_READER,
+		   RWSEM_QUEUE_SPIN_READER_TIMEOUT);
+	sleep_case(false, RWSEM_SLEEP_READ_WRITER, -1);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -1066,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_reader_owned_spin_is_bounded),
 		cmocka_unit_test(test_handoff_beats_lock_stealing),
 		cmocka_unit_test(test_reader_honours_writer_handoff),
+		cmocka_unit_test(test_sleep_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
