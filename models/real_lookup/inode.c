@@ -13,7 +13,9 @@
  * unused ones I_FREEING under inode_lock and dispose_list() unhashes each
  * under it again, then counts them under it once more.  With an inode
  * cache or without, every inode read and every last iput() goes through
- * inode_lock, as every inode did in 2.6.32.
+ * inode_lock, as every inode did in 2.6.32.  unlock_new_inode() takes no
+ * lock but a bit wait queue's (kernel/wait.c, hashed by the address of
+ * i_state), and only if someone waits there.
  *
  * Departures: the model's dentries hold no inode, so the last iput()
  * comes at the end of the lookup (under i_mutex in the 2.6.32 designs)
@@ -21,10 +23,9 @@
  * miss, one of them inside the directory's lock.  The cache is bounded at
  * icache_max unused inodes, pruned when a new one is hashed, the least
  * recently found first (the kernel prunes from a shrinker under memory
- * pressure).  unlock_new_inode() wakes the waiters under inode_lock, the
- * reader's wait queue being on its stack (2.6.32 takes no inode_lock
- * there: wake_up_bit() takes a hashed bit wait queue's lock), so a miss
- * takes inode_lock once more than 2.6.32's.  Lookups skip an I_FREEING
+ * pressure).  i_state's bits are read and cleared with atomics where a
+ * waiter tests I_LOCK without inode_lock (the kernel's plain accesses,
+ * ordered by its barriers).  Lookups skip an I_FREEING
  * inode where 2.6.32 waits for it to go (__wait_on_freeing_inode()).
  * Today's kernel has inode_hash_lock and i_lock instead: the parallel
  * variant takes the same global lock.
@@ -36,16 +37,17 @@
 #include "../../lib/kernel/wait.h"
 #include "real_lookup.h"
 
-#define I_NEW		(1UL << 3)
-#define I_FREEING	(1UL << 4)
+#define I_NEW		8
+#define I_FREEING	32
+#define __I_LOCK	7
+#define I_LOCK		(1 << __I_LOCK)
 
 struct icache_inode {
 	struct hlist_node i_hash;
 	struct list_head i_lru;		/* in core, or a dispose list */
 	unsigned long i_ino;
-	unsigned long i_state;		/* inode_lock */
+	unsigned long i_state;		/* inode_lock; I_LOCK cleared without */
 	atomic_t i_count;		/* raised under inode_lock */
-	wait_queue_head_t *i_wait;	/* while I_NEW: its reader's */
 };
 
 spinlock_t inode_lock = __SPIN_LOCK_UNLOCKED;
@@ -97,7 +99,8 @@ static struct icache_inode *find_inode_fast(unsigned long ino)
 		struct icache_inode *inode = container_of(node,
 				struct icache_inode, i_hash);
 
-		if (inode->i_ino == ino && !(inode->i_state & I_FREEING))
+		if (inode->i_ino == ino &&
+		    !(READ_ONCE(inode->i_state) & I_FREEING))
 			return inode;
 	}
 	return NULL;
@@ -116,7 +119,8 @@ static void prune_icache(struct list_head *freeable)
 	     nr_inodes - nr_freeing >= icache_max && p != &inode_lru;) {
 		inode = list_entry(p, struct icache_inode, i_lru);
 		p = p->prev;
-		if ((inode->i_state & I_NEW) || atomic_read(&inode->i_count))
+		if ((READ_ONCE(inode->i_state) & I_NEW) ||
+		    atomic_read(&inode->i_count))
 			continue;
 		inode->i_state |= I_FREEING;
 		list_move(&inode->i_lru, freeable);
@@ -147,21 +151,19 @@ static void dispose_list(struct list_head *head)
 	spin_unlock(&inode_lock);
 }
 
-/* inode_lock held, dropped while asleep: until its reader unlocks it. */
+/* fs/fs-writeback.c */
+static int inode_wait(void *word)
+{
+	schedule();
+	return 0;
+}
+
+/* include/linux/writeback.h: until its reader unlocks it. */
 static void wait_on_inode(struct icache_inode *inode)
 {
-	DECLARE_WAITQUEUE(wait, current);
-
-	add_wait_queue(inode->i_wait, &wait);
-	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (!(inode->i_state & I_NEW))
-			break;
-		spin_unlock(&inode_lock);
-		schedule();
-		spin_lock(&inode_lock);
-	}
-	__set_current_state(TASK_RUNNING);
+	might_sleep();
+	wait_on_bit(&inode->i_state, __I_LOCK, inode_wait,
+		    TASK_UNINTERRUPTIBLE);
 }
 
 /* inode_lock held: a reference, the inode now the most recently found. */
@@ -180,19 +182,19 @@ static struct icache_inode *ifind_fast(unsigned long ino)
 	inode = find_inode_fast(ino);
 	if (inode) {
 		__iget(inode);
-		if (inode->i_state & I_NEW)
-			wait_on_inode(inode);
+		spin_unlock(&inode_lock);
+		wait_on_inode(inode);
+		return inode;
 	}
 	spin_unlock(&inode_lock);
-	return inode;
+	return NULL;
 }
 
 /*
  * Allocated outside the lock, then looked up again, as the kernel does:
  * a new inode hashed I_NEW, or the one another task hashed meanwhile.
  */
-static struct icache_inode *get_new_inode_fast(unsigned long ino,
-						wait_queue_head_t *wq)
+static struct icache_inode *get_new_inode_fast(unsigned long ino)
 {
 	struct icache_inode *inode = calloc(1, sizeof(*inode)), *old;
 	struct list_head freeable = LIST_HEAD_INIT(freeable);
@@ -205,8 +207,7 @@ static struct icache_inode *get_new_inode_fast(unsigned long ino,
 			prune_icache(&freeable);
 		inode->i_ino = ino;
 		atomic_set(&inode->i_count, 1);
-		inode->i_state = I_NEW;
-		inode->i_wait = wq;
+		inode->i_state = I_LOCK | I_NEW;
 		hlist_add_head_rcu(&inode->i_hash, ihash(ino));
 		list_add(&inode->i_lru, &inode_lru);
 		nr_inodes++;
@@ -214,32 +215,47 @@ static struct icache_inode *get_new_inode_fast(unsigned long ino,
 		dispose_list(&freeable);
 		return inode;
 	}
+	/*
+	 * Uhhuh, somebody else created the same inode under
+	 * us. Use the old inode instead of the one we just
+	 * allocated.
+	 */
 	__iget(old);
-	if (old->i_state & I_NEW)
-		wait_on_inode(old);
 	spin_unlock(&inode_lock);
-	free(inode);
+	free(inode);		/* destroy_inode() */
+	wait_on_inode(old);
 	return old;
 }
 
 /* A referenced inode: I_NEW for the caller to read and unlock_new_inode(). */
-static struct icache_inode *iget_locked(unsigned long ino,
-					 wait_queue_head_t *wq)
+static struct icache_inode *iget_locked(unsigned long ino)
 {
 	struct icache_inode *inode = ifind_fast(ino);
 
 	if (inode)
 		return inode;
-	return get_new_inode_fast(ino, wq);
+	return get_new_inode_fast(ino);
 }
 
+static void wake_up_inode(struct icache_inode *inode)
+{
+	/*
+	 * Prevent speculative execution through spin_unlock(&inode_lock);
+	 */
+	smp_mb();
+	wake_up_bit(&inode->i_state, __I_LOCK);
+}
+
+/*
+ * No inode_lock: nobody else changes the state of an inode while it is
+ * locked, as its reader just created it.
+ */
 static void unlock_new_inode(struct icache_inode *inode)
 {
-	spin_lock(&inode_lock);
-	inode->i_state &= ~I_NEW;
-	wake_up_all(inode->i_wait);
-	inode->i_wait = NULL;
-	spin_unlock(&inode_lock);
+	smp_mb();
+	__atomic_fetch_and(&inode->i_state, ~(unsigned long)(I_LOCK | I_NEW),
+			   __ATOMIC_RELEASE);
+	wake_up_inode(inode);
 }
 
 /*
@@ -270,10 +286,8 @@ static void iput(struct icache_inode *inode)
 void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino))
 {
 	struct icache_inode *inode;
-	wait_queue_head_t wq;
 
-	init_waitqueue_head(&wq);
-	inode = iget_locked(ino, &wq);
+	inode = iget_locked(ino);
 	/* only its reader clears I_NEW */
 	if (inode->i_state & I_NEW) {
 		read_inode(ino);
