@@ -501,19 +501,19 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 		reads = 0;
 		dput(lookup(lt, 7));
 		q = name_of(buf, 7);
-		dput(ops->lookup(other, &q));
+		dput(ops->lookup(other, &q));	/* held by lt's dentry */
 		assert_int_equal(reads, 1);
+		shrink_dcache_sb();		/* inode 7 unused, in core */
 		dput(lookup(lt, 8));
-		dput(lookup(lt, 9));		/* evicts inode 7 */
-		q = name_of(buf, 7);
-		dput(ops->lookup(other, &q));	/* cached as a dentry: no read */
+		dput(lookup(lt, 9));		/* evicts 7; 8 is held */
 		assert_int_equal(reads, 3);
-		dput(lookup(lt, 10));		/* evicts 8 */
-		dput(lookup(lt, 11));		/* evicts 9 */
-		reads = 0;
+		shrink_dcache_sb();		/* 8 and 9 unused */
+		q = name_of(buf, 7);
+		dput(ops->lookup(other, &q));	/* read again, evicts 8 */
+		assert_int_equal(reads, 4);
 		q = name_of(buf, 9);
-		dput(ops->lookup(other, &q));	/* a new dentry, inode gone */
-		assert_int_equal(reads, 1);
+		dput(ops->lookup(other, &q));	/* unused but in core */
+		assert_int_equal(reads, 4);
 		icache_exit();
 		teardown_variant(lt);
 		magic_dir_destroy(other);
@@ -619,16 +619,25 @@ static int inode_lock_taken(struct dentry *dir,
 
 /*
  * 2.6.32's inode_lock, inode cache or none: a miss takes it in
- * ifind_fast(), get_new_inode_fast() and the last iput(), not in
- * unlock_new_inode(); a miss whose inode is in core in ifind_fast() and
- * iput(); a miss that prunes an inode, twice more in dispose_list().  The
- * read itself runs outside it.
+ * ifind_fast() and get_new_inode_fast(), not in unlock_new_inode(); a
+ * miss whose inode is in core in ifind_fast(); a miss that prunes an
+ * inode, twice more in dispose_list().  The dentry keeps the inode's
+ * reference: its last iput() takes it once as the dentries are pruned,
+ * not in the lookup.  The read itself runs outside it.
  */
+static int inode_lock_taken_shrinking(void)
+{
+	uint16_t head = inode_lock.tickets.head;
+
+	shrink_dcache_sb();
+	return (uint16_t)(inode_lock.tickets.head - head);
+}
+
 static void test_inode_lock_on_every_inode(void **state)
 {
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
-	struct dentry *other;
+	struct dentry *other, *d;
 	int i;
 
 	task_start(&main_rcu);
@@ -638,15 +647,25 @@ static void test_inode_lock_on_every_inode(void **state)
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
 		reads = reads_under_inode_lock = 0;
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 3);
-		/* no inode cache: the other directory's miss reads again */
-		assert_int_equal(inode_lock_taken(other, ops, 1), 3);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 2);
+		d = lookup(lt, 1);	/* a hit: the cached dentry's inode */
+		assert_int_equal(atomic_read(&d->d_inode->i_count), 1);
+		dput(d);
+		/* the first dentry holds it: in core, even with no cache */
+		assert_int_equal(inode_lock_taken(other, ops, 1), 1);
+		assert_int_equal(reads, 1);
+		/* two dentries, one last iput(); no inode cache: evicted */
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(other, ops, 1), 2);
 		assert_int_equal(reads, 2);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
 		icache_init(1);
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 3);
-		assert_int_equal(inode_lock_taken(other, ops, 2), 2);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 2);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(other, ops, 2), 1);
 		assert_int_equal(reads, 3);
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 5);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 4);
 		assert_int_equal(reads, 4);
 		assert_int_equal(reads_under_inode_lock, 0);
 		teardown_variant(lt);
