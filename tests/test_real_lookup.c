@@ -46,6 +46,13 @@ static struct qstr name_of(char *buf, unsigned long ino)
 	return q;
 }
 
+/*
+ * The tests' own thread registers this one: a failed assertion leaves the
+ * test by longjmp(), and the teardown unregisters it, else the next
+ * rcu_barrier() would wait for it forever.
+ */
+static struct rcu_thread main_rcu;
+
 static void task_start(struct rcu_thread *rcu)
 {
 	memset(&lookup_stats, 0, sizeof(lookup_stats));
@@ -114,13 +121,61 @@ static void rendezvous(unsigned long ino)
 	}
 }
 
+/*
+ * A racer still asleep long after the other finished lost its wake-up:
+ * counted, and woken here so that the test ends rather than hangs (it
+ * then finds what it waited for done, and goes on).
+ */
+static int lost_wakeups, racers_done;
+static void (*watched_fn)(struct test_thread *t);
+
+static void wake_the_lost(void)
+{
+	double deadline = test_now_ms() + 2000;
+	struct task_struct *p;
+	int i;
+
+	while (__atomic_load_n(&racers_done, __ATOMIC_SEQ_CST) < 2) {
+		schedule_timeout_ns(1000000);
+		if (test_now_ms() < deadline)
+			continue;
+		for (i = 0; i < 2; i++) {
+			p = READ_ONCE(racer[i]);
+			if (p && (__atomic_load_n(&p->state, __ATOMIC_SEQ_CST) &
+				  TASK_ASLEEP)) {
+				test_note(&lost_wakeups);
+				wake_up_process(p);
+			}
+		}
+	}
+}
+
+static void watched_racer(struct test_thread *t)
+{
+	if (t->id == 2) {
+		wake_the_lost();
+		return;
+	}
+	WRITE_ONCE(racer[t->id], current);
+	watched_fn(t);
+	__atomic_fetch_add(&racers_done, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Two racers, racer[0] and racer[1], each fn(), and the watchdog. */
+static void race_watched(void (*fn)(struct test_thread *t), void *arg)
+{
+	racer[0] = racer[1] = NULL;
+	racers_done = lost_wakeups = 0;
+	watched_fn = fn;
+	test_race(3, watched_racer, arg);
+}
+
 static void same_name(struct test_thread *t)
 {
 	struct lookup_test *lt = t->arg;
 	struct rcu_thread rcu;
 
 	task_start(&rcu);
-	WRITE_ONCE(racer[t->id], current);
 	lt->got[t->id] = lookup(lt, 42);
 	lt->stats[t->id] = lookup_stats;
 	rcu_unregister_thread();
@@ -138,9 +193,9 @@ static void test_two_misses_on_one_name(void **state)
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 16);
 		inside = gave_up = 0;
-		racer[0] = racer[1] = NULL;
-		test_race(2, same_name, lt);
+		race_watched(same_name, lt);
 		assert_int_equal(gave_up, 0);
+		assert_int_equal(lost_wakeups, 0);
 		dcache_stats(&st);
 		if (ops->one_dentry_per_name) {
 			assert_ptr_equal(lt->got[0], lt->got[1]);
@@ -173,11 +228,10 @@ static void test_eviction_spares_dentries_in_use(void **state)
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dentry *held[2];
-	struct rcu_thread rcu;
 	unsigned long ino;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 4);
@@ -204,12 +258,11 @@ static void test_hit_ratio_of_a_uniform_draw(void **state)
 	const unsigned long files = 1000, dcache = 250;
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
-	struct rcu_thread rcu;
 	uint64_t rng = 12345;
 	double ratio;
 	int i, n;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, dcache);
@@ -297,11 +350,10 @@ static void test_children_and_the_walk_hold_the_directory(void **state)
 {
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
-	struct rcu_thread rcu;
 	unsigned long ino;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	magic_read_inode = count_refs;
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
@@ -331,11 +383,10 @@ static void test_pruning_at_once_then_in_batches(void **state)
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dcache_stats st;
-	struct rcu_thread rcu;
 	unsigned long ino;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, dcache);
@@ -360,11 +411,10 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dentry *d;
-	struct rcu_thread rcu;
 	uint16_t head;
 	int i, n;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 64);
@@ -396,10 +446,9 @@ static void test_referenced_on_joining_the_lru(void **state)
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dentry *d;
-	struct rcu_thread rcu;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 64);
@@ -438,12 +487,11 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dentry *other;
-	struct rcu_thread rcu;
 	char buf[DNAME_INLINE_LEN];
 	struct qstr q;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	magic_read_inode = count_reads;
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
@@ -453,19 +501,19 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 		reads = 0;
 		dput(lookup(lt, 7));
 		q = name_of(buf, 7);
-		dput(ops->lookup(other, &q));
+		dput(ops->lookup(other, &q));	/* held by lt's dentry */
 		assert_int_equal(reads, 1);
+		shrink_dcache_sb();		/* inode 7 unused, in core */
 		dput(lookup(lt, 8));
-		dput(lookup(lt, 9));		/* evicts inode 7 */
-		q = name_of(buf, 7);
-		dput(ops->lookup(other, &q));	/* cached as a dentry: no read */
+		dput(lookup(lt, 9));		/* evicts 7; 8 is held */
 		assert_int_equal(reads, 3);
-		dput(lookup(lt, 10));		/* evicts 8 */
-		dput(lookup(lt, 11));		/* evicts 9 */
-		reads = 0;
+		shrink_dcache_sb();		/* 8 and 9 unused */
+		q = name_of(buf, 7);
+		dput(ops->lookup(other, &q));	/* read again, evicts 8 */
+		assert_int_equal(reads, 4);
 		q = name_of(buf, 9);
-		dput(ops->lookup(other, &q));	/* a new dentry, inode gone */
-		assert_int_equal(reads, 1);
+		dput(ops->lookup(other, &q));	/* unused but in core */
+		assert_int_equal(reads, 4);
 		icache_exit();
 		teardown_variant(lt);
 		magic_dir_destroy(other);
@@ -510,12 +558,11 @@ static unsigned long disks_queued(void)
 static void test_reads_spread_over_disks_by_inode(void **state)
 {
 	struct disk_race dr = { .per_task = 40 };
-	struct rcu_thread rcu;
 	unsigned long ino;
 	unsigned int d;
 
 	fs_io_ns = 1000;
-	task_start(&rcu);
+	task_start(&main_rcu);
 	dr.lt = setup_variant(&real_lookup_i_mutex, 64);
 	magic_disks_init(3, 1);
 	for (ino = 0; ino < 30; ino++)
@@ -572,35 +619,53 @@ static int inode_lock_taken(struct dentry *dir,
 
 /*
  * 2.6.32's inode_lock, inode cache or none: a miss takes it in
- * ifind_fast(), get_new_inode_fast(), unlock_new_inode() (the model's
- * wake-up) and the last iput(); a miss whose inode is in core in
- * ifind_fast() and iput(); a miss that prunes an inode, twice more in
- * dispose_list().  The read itself runs outside it.
+ * ifind_fast() and get_new_inode_fast(), not in unlock_new_inode(); a
+ * miss whose inode is in core in ifind_fast(); a miss that prunes an
+ * inode, twice more in dispose_list().  The dentry keeps the inode's
+ * reference: its last iput() takes it once as the dentries are pruned,
+ * not in the lookup.  The read itself runs outside it.
  */
+static int inode_lock_taken_shrinking(void)
+{
+	uint16_t head = inode_lock.tickets.head;
+
+	shrink_dcache_sb();
+	return (uint16_t)(inode_lock.tickets.head - head);
+}
+
 static void test_inode_lock_on_every_inode(void **state)
 {
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
-	struct dentry *other;
-	struct rcu_thread rcu;
+	struct dentry *other, *d;
 	int i;
 
-	task_start(&rcu);
+	task_start(&main_rcu);
 	magic_read_inode = count_reads_unlocked;
 	for_each_variant(ops, i, real_lookup_variants,
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
 		reads = reads_under_inode_lock = 0;
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 4);
-		/* no inode cache: the other directory's miss reads again */
-		assert_int_equal(inode_lock_taken(other, ops, 1), 4);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 1), 2);
+		d = lookup(lt, 1);	/* a hit: the cached dentry's inode */
+		assert_int_equal(atomic_read(&d->d_inode->i_count), 1);
+		dput(d);
+		/* the first dentry holds it: in core, even with no cache */
+		assert_int_equal(inode_lock_taken(other, ops, 1), 1);
+		assert_int_equal(reads, 1);
+		/* two dentries, one last iput(); no inode cache: evicted */
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(other, ops, 1), 2);
 		assert_int_equal(reads, 2);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
 		icache_init(1);
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 4);
-		assert_int_equal(inode_lock_taken(other, ops, 2), 2);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 2);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(other, ops, 2), 1);
 		assert_int_equal(reads, 3);
-		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 6);
+		assert_int_equal(inode_lock_taken_shrinking(), 1);
+		assert_int_equal(inode_lock_taken(lt->dir, ops, 3), 4);
 		assert_int_equal(reads, 4);
 		assert_int_equal(reads_under_inode_lock, 0);
 		teardown_variant(lt);
@@ -609,46 +674,128 @@ static void test_inode_lock_on_every_inode(void **state)
 	rcu_unregister_thread();
 }
 
+struct inode_race {
+	const struct real_lookup_ops *ops;
+	struct dentry *dir[2];
+	unsigned long sleeps[2];	/* each looker's, in its lookup */
+};
+
+static struct task_struct *reader;
+
+/* ->lookup() of the task that hashed the inode: until the other sleeps. */
+static void read_until_other_sleeps(unsigned long ino)
+{
+	double deadline = test_now_ms() + GIVE_UP_MS;
+	struct task_struct *other;
+
+	WRITE_ONCE(reader, current);
+	reads++;
+	for (;;) {
+		other = READ_ONCE(racer[READ_ONCE(racer[0]) == current]);
+		if (other && (__atomic_load_n(&other->state, __ATOMIC_SEQ_CST) &
+			      TASK_ASLEEP))
+			return;
+		if (test_now_ms() > deadline) {
+			test_note(&gave_up);
+			return;
+		}
+		schedule_timeout_ns(100000);
+	}
+}
+
+static void same_inode(struct test_thread *t)
+{
+	struct inode_race *ir = t->arg;
+	char buf[DNAME_INLINE_LEN];
+	struct qstr q = name_of(buf, 42);
+	struct rcu_thread rcu;
+	unsigned long nvcsw;
+
+	task_start(&rcu);
+	nvcsw = current->nvcsw;
+	dput(ir->ops->lookup(ir->dir[t->id], &q));
+	rcu_quiescent_state();
+	ir->sleeps[t->id] = current->nvcsw - nvcsw;
+	rcu_unregister_thread();
+}
+
+/*
+ * Misses on one inode in two directories at once: the second finds it
+ * I_LOCK and sleeps on its bit wait queue until unlock_new_inode(), which
+ * wakes it once (it sleeps once, and needs no watchdog's wake-up), and the
+ * inode is read once.
+ */
+static void test_waiter_on_a_new_inode_woken_once(void **state)
+{
+	struct inode_race ir = { 0 };
+	int i, waiter;
+
+	magic_read_inode = read_until_other_sleeps;
+	for_each_variant(ir.ops, i, real_lookup_variants,
+			 real_lookup_nr_variants) {
+		struct lookup_test *lt = setup_variant(ir.ops, 16);
+
+		ir.dir[0] = lt->dir;
+		ir.dir[1] = magic_dir_create(ir.ops);
+		reads = gave_up = 0;
+		reader = NULL;
+		race_watched(same_inode, &ir);
+		assert_int_equal(gave_up, 0);
+		assert_int_equal(lost_wakeups, 0);
+		assert_int_equal(reads, 1);
+		waiter = reader == racer[0];
+		assert_int_equal(ir.sleeps[waiter], 1);
+		magic_dir_destroy(ir.dir[1]);
+		teardown_variant(lt);
+	}
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
 	return 0;
 }
 
-static int restore_read_inode(void **state)
+/* Whatever a test left, passed or failed: the next one starts afresh. */
+static int restore(void **state)
 {
 	static void (*saved)(unsigned long ino);
 
 	if (!saved)
 		saved = magic_read_inode;
 	magic_read_inode = saved;
+	fs_io_ns = 0;
+	if (rcu_self)
+		rcu_unregister_thread();
 	return 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_two_misses_on_one_name,
-					  restore_read_inode),
-		cmocka_unit_test(test_eviction_spares_dentries_in_use),
-		cmocka_unit_test(test_hit_ratio_of_a_uniform_draw),
 		cmocka_unit_test_teardown(
-			test_children_and_the_walk_hold_the_directory,
-			restore_read_inode),
+			test_waiter_on_a_new_inode_woken_once, restore),
+		cmocka_unit_test_teardown(test_two_misses_on_one_name, restore),
 		cmocka_unit_test_teardown(
-			test_inode_cache_reads_each_inode_once,
-			restore_read_inode),
-		cmocka_unit_test_teardown(test_inode_lock_on_every_inode,
-					  restore_read_inode),
-		cmocka_unit_test(test_pruning_at_once_then_in_batches),
-		cmocka_unit_test(test_reads_spread_over_disks_by_inode),
-		cmocka_unit_test(test_referenced_on_joining_the_lru),
-		cmocka_unit_test(test_last_dput_of_a_cached_dentry_takes_no_lock),
+			test_eviction_spares_dentries_in_use, restore),
+		cmocka_unit_test_teardown(test_hit_ratio_of_a_uniform_draw, restore),
 		cmocka_unit_test_teardown(
-			test_racing_lookups_keep_one_dentry_per_name,
-			restore_read_inode),
+			test_children_and_the_walk_hold_the_directory, restore),
+		cmocka_unit_test_teardown(
+			test_inode_cache_reads_each_inode_once, restore),
+		cmocka_unit_test_teardown(test_inode_lock_on_every_inode, restore),
+		cmocka_unit_test_teardown(
+			test_pruning_at_once_then_in_batches, restore),
+		cmocka_unit_test_teardown(
+			test_reads_spread_over_disks_by_inode, restore),
+		cmocka_unit_test_teardown(
+			test_referenced_on_joining_the_lru, restore),
+		cmocka_unit_test_teardown(
+			test_last_dput_of_a_cached_dentry_takes_no_lock, restore),
+		cmocka_unit_test_teardown(
+			test_racing_lookups_keep_one_dentry_per_name, restore),
 	};
 
-	restore_read_inode(NULL);
+	restore(NULL);
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -32,9 +32,10 @@ struct list_head {
 	     &pos->member != (head);					\
 	     pos = n, n = list_next_entry(n, member))
 
+/* As the kernel's: next, which list_empty() reads unlocked, by WRITE_ONCE. */
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
-	list->next = list;
+	WRITE_ONCE(list->next, list);
 	list->prev = list;
 }
 
@@ -44,7 +45,7 @@ static inline void __list_add(struct list_head *new, struct list_head *prev,
 	next->prev = new;
 	new->next = next;
 	new->prev = prev;
-	prev->next = new;
+	WRITE_ONCE(prev->next, new);
 }
 
 static inline void list_add(struct list_head *new, struct list_head *head)
@@ -73,8 +74,7 @@ static inline void list_del(struct list_head *entry)
 
 static inline void list_del_init(struct list_head *entry)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_del_entry(entry);
 	INIT_LIST_HEAD(entry);
 }
 

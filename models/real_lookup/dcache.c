@@ -318,6 +318,21 @@ static bool d_unlink_child(struct dentry *dentry)
 }
 
 /*
+ * dentry_iput(): a killed dentry's inode reference goes outside the LRU
+ * lock, which is dropped and retaken around it: 2.6.32's
+ * prune_one_dentry() drops dcache_lock for d_kill(), and today's
+ * shrink_dentry_list() kills outside the list_lru lock.
+ */
+static void prune_iput(struct inode *inode)
+{
+	spinlock_t *lock = vfs_scale ? &lru_lock : &dcache_lock;
+
+	spin_unlock(lock);
+	iput(inode);
+	spin_lock(lock);
+}
+
+/*
  * Evict from the LRU tail until it is short enough: referenced ones get a
  * second chance if flags has DCACHE_REFERENCED (2.6.32's
  * __shrink_dcache_sb() flags), busy ones leave the LRU.  LRU lock held
@@ -347,15 +362,20 @@ static void prune_dcache(unsigned long target, unsigned int flags)
 				   dentry->d_flags & ~DCACHE_REFERENCED);
 			list_move(&dentry->d_lru, &dentry_lru);
 		} else if (d_unlink_child(dentry)) {
+			struct inode *inode = dentry->d_inode;
+
 			WRITE_ONCE(dentry->d_flags,
 				   dentry->d_flags & ~DCACHE_LRU_LIST);
 			list_del_init(&dentry->d_lru);
 			nr_unused_add(-1);
 			__d_drop(dentry);
+			dentry->d_inode = NULL;
 			/* lockref_mark_dead(): a fast_dput() at 0 leaves it */
 			atomic_set(&dentry->d_count, -128);
 			spin_unlock(&dentry->d_lock);
 			call_rcu(&dentry->d_rcu, d_free);
+			if (inode)
+				prune_iput(inode);
 			continue;
 		} else {
 			list_move(&dentry->d_lru, &dentry_lru);
@@ -486,11 +506,14 @@ static void dentry_lru_add(struct dentry *dentry)
 /*
  * The last reference to a dentry nobody can find (never hashed, e.g. the
  * spare of a lost d_alloc_parallel() race) kills it.  Unreachable, so it
- * needs no lock but the one for its parent's d_subdirs.
+ * needs no lock but the one for its parent's d_subdirs: in 2.6.32
+ * dcache_lock, held on entry and dropped, as d_kill() does, before the
+ * inode's reference goes (dentry_iput()).
  */
 static void dentry_kill(struct dentry *dentry)
 {
 	struct dentry *parent = dentry->d_parent;
+	struct inode *inode = dentry->d_inode;
 
 	if (vfs_scale) {
 		spin_lock(&parent->d_lock);
@@ -502,8 +525,11 @@ static void dentry_kill(struct dentry *dentry)
 		list_del_init(&dentry->d_child);	/* dcache_lock held */
 		nr_dentry--;
 		d_put_parent(parent);
+		spin_unlock(&dcache_lock);
 	}
 	call_rcu(&dentry->d_rcu, d_free);
+	if (inode)
+		iput(inode);
 }
 
 void dput(struct dentry *dentry)
@@ -514,12 +540,12 @@ void dput(struct dentry *dentry)
 			return;
 		if (d_unhashed(dentry)) {
 			dentry_kill(dentry);
-		} else {
-			spin_lock(&dentry->d_lock);
-			dentry_lru_add(dentry);
-			spin_unlock(&dentry->d_lock);
-			prune_dcache(max_unused, DCACHE_REFERENCED);
+			return;
 		}
+		spin_lock(&dentry->d_lock);
+		dentry_lru_add(dentry);
+		spin_unlock(&dentry->d_lock);
+		prune_dcache(max_unused, DCACHE_REFERENCED);
 		spin_unlock(&dcache_lock);
 		return;
 	}

@@ -31,7 +31,13 @@ struct qstr {
 	const char *name;
 };
 
+/* A magic directory's, or (hashed by i_ino, inode.c) a file's. */
 struct inode {
+	struct hlist_node i_hash;
+	struct list_head i_lru;		/* in core, or a dispose list */
+	unsigned long i_ino;
+	unsigned long i_state;		/* inode_lock; I_LOCK cleared without */
+	atomic_t i_count;		/* raised under inode_lock */
 	unsigned int i_flags;
 	struct mutex i_mutex;		/* 2.6.32 */
 	struct rw_semaphore i_rwsem;	/* 4.7+ */
@@ -90,6 +96,8 @@ struct dentry *__d_lookup(struct dentry *parent, const struct qstr *name);
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);
 void d_add(struct dentry *dentry, struct inode *inode);
 void dput(struct dentry *dentry);
+/* fs/inode.c: the last reference under inode_lock (iput_final()). */
+void iput(struct inode *inode);
 /* The shrinkers: nr unused dentries (referenced last), or every one. */
 void shrink_dcache_memory(unsigned long nr);
 void shrink_dcache_sb(void);

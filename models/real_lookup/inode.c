@@ -13,18 +13,21 @@
  * unused ones I_FREEING under inode_lock and dispose_list() unhashes each
  * under it again, then counts them under it once more.  With an inode
  * cache or without, every inode read and every last iput() goes through
- * inode_lock, as every inode did in 2.6.32.
+ * inode_lock, as every inode did in 2.6.32.  unlock_new_inode() takes no
+ * lock but a bit wait queue's (kernel/wait.c, hashed by the address of
+ * i_state), and only if someone waits there.
  *
- * Departures: the model's dentries hold no inode, so the last iput()
- * comes at the end of the lookup (under i_mutex in the 2.6.32 designs)
- * instead of when the dentry is pruned: as many inode_lock round trips a
- * miss, one of them inside the directory's lock.  The cache is bounded at
+ * A dentry holds its inode from d_add() until it is killed, so an
+ * inode's last iput() comes when its last dentry is pruned, outside
+ * dcache_lock (2.6.32's dentry_iput()) or the LRU lock (today's
+ * shrink_dentry_list() -> dentry_unlink_inode()).
+ *
+ * Departures: the cache is bounded at
  * icache_max unused inodes, pruned when a new one is hashed, the least
  * recently found first (the kernel prunes from a shrinker under memory
- * pressure).  unlock_new_inode() wakes the waiters under inode_lock, the
- * reader's wait queue being on its stack (2.6.32 takes no inode_lock
- * there: wake_up_bit() takes a hashed bit wait queue's lock), so a miss
- * takes inode_lock once more than 2.6.32's.  Lookups skip an I_FREEING
+ * pressure).  i_state's bits are read and cleared with atomics where a
+ * waiter tests I_LOCK without inode_lock (the kernel's plain accesses,
+ * ordered by its barriers).  Lookups skip an I_FREEING
  * inode where 2.6.32 waits for it to go (__wait_on_freeing_inode()).
  * Today's kernel has inode_hash_lock and i_lock instead: the parallel
  * variant takes the same global lock.
@@ -36,17 +39,11 @@
 #include "../../lib/kernel/wait.h"
 #include "real_lookup.h"
 
-#define I_NEW		(1UL << 3)
-#define I_FREEING	(1UL << 4)
+#define I_NEW		8
+#define I_FREEING	32
+#define __I_LOCK	7
+#define I_LOCK		(1 << __I_LOCK)
 
-struct icache_inode {
-	struct hlist_node i_hash;
-	struct list_head i_lru;		/* in core, or a dispose list */
-	unsigned long i_ino;
-	unsigned long i_state;		/* inode_lock */
-	atomic_t i_count;		/* raised under inode_lock */
-	wait_queue_head_t *i_wait;	/* while I_NEW: its reader's */
-};
 
 spinlock_t inode_lock = __SPIN_LOCK_UNLOCKED;
 static struct hlist_head *inode_hashtable;
@@ -71,10 +68,10 @@ void icache_init(unsigned long max_inodes)
 
 void icache_exit(void)
 {
-	struct icache_inode *inode;
+	struct inode *inode;
 
 	while (!list_empty(&inode_lru)) {
-		inode = list_entry(inode_lru.next, struct icache_inode, i_lru);
+		inode = list_entry(inode_lru.next, struct inode, i_lru);
 		list_del_init(&inode->i_lru);
 		free(inode);
 	}
@@ -89,15 +86,16 @@ static struct hlist_head *ihash(unsigned long ino)
 				i_hash_mask];
 }
 
-static struct icache_inode *find_inode_fast(unsigned long ino)
+static struct inode *find_inode_fast(unsigned long ino)
 {
 	struct hlist_node *node;
 
 	for (node = ihash(ino)->first; node; node = node->next) {
-		struct icache_inode *inode = container_of(node,
-				struct icache_inode, i_hash);
+		struct inode *inode = container_of(node,
+				struct inode, i_hash);
 
-		if (inode->i_ino == ino && !(inode->i_state & I_FREEING))
+		if (inode->i_ino == ino &&
+		    !(READ_ONCE(inode->i_state) & I_FREEING))
 			return inode;
 	}
 	return NULL;
@@ -109,14 +107,15 @@ static struct icache_inode *find_inode_fast(unsigned long ino)
  */
 static void prune_icache(struct list_head *freeable)
 {
-	struct icache_inode *inode;
+	struct inode *inode;
 	struct list_head *p;
 
 	for (p = inode_lru.prev;
 	     nr_inodes - nr_freeing >= icache_max && p != &inode_lru;) {
-		inode = list_entry(p, struct icache_inode, i_lru);
+		inode = list_entry(p, struct inode, i_lru);
 		p = p->prev;
-		if ((inode->i_state & I_NEW) || atomic_read(&inode->i_count))
+		if ((READ_ONCE(inode->i_state) & I_NEW) ||
+		    atomic_read(&inode->i_count))
 			continue;
 		inode->i_state |= I_FREEING;
 		list_move(&inode->i_lru, freeable);
@@ -127,11 +126,11 @@ static void prune_icache(struct list_head *freeable)
 /* 2.6.32's: each unhashed under inode_lock, then counted under it. */
 static void dispose_list(struct list_head *head)
 {
-	struct icache_inode *inode;
+	struct inode *inode;
 	unsigned long nr_disposed = 0;
 
 	while (!list_empty(head)) {
-		inode = list_entry(head->next, struct icache_inode, i_lru);
+		inode = list_entry(head->next, struct inode, i_lru);
 		list_del(&inode->i_lru);
 		spin_lock(&inode_lock);
 		hlist_del_init_rcu(&inode->i_hash);
@@ -147,54 +146,52 @@ static void dispose_list(struct list_head *head)
 	spin_unlock(&inode_lock);
 }
 
-/* inode_lock held, dropped while asleep: until its reader unlocks it. */
-static void wait_on_inode(struct icache_inode *inode)
+/* fs/fs-writeback.c */
+static int inode_wait(void *word)
 {
-	DECLARE_WAITQUEUE(wait, current);
+	schedule();
+	return 0;
+}
 
-	add_wait_queue(inode->i_wait, &wait);
-	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (!(inode->i_state & I_NEW))
-			break;
-		spin_unlock(&inode_lock);
-		schedule();
-		spin_lock(&inode_lock);
-	}
-	__set_current_state(TASK_RUNNING);
+/* include/linux/writeback.h: until its reader unlocks it. */
+static void wait_on_inode(struct inode *inode)
+{
+	might_sleep();
+	wait_on_bit(&inode->i_state, __I_LOCK, inode_wait,
+		    TASK_UNINTERRUPTIBLE);
 }
 
 /* inode_lock held: a reference, the inode now the most recently found. */
-static void __iget(struct icache_inode *inode)
+static void __iget(struct inode *inode)
 {
 	atomic_inc(&inode->i_count);
 	list_move(&inode->i_lru, &inode_lru);
 }
 
 /* The in-core inode, referenced and read, or NULL. */
-static struct icache_inode *ifind_fast(unsigned long ino)
+static struct inode *ifind_fast(unsigned long ino)
 {
-	struct icache_inode *inode;
+	struct inode *inode;
 
 	spin_lock(&inode_lock);
 	inode = find_inode_fast(ino);
 	if (inode) {
 		__iget(inode);
-		if (inode->i_state & I_NEW)
-			wait_on_inode(inode);
+		spin_unlock(&inode_lock);
+		wait_on_inode(inode);
+		return inode;
 	}
 	spin_unlock(&inode_lock);
-	return inode;
+	return NULL;
 }
 
 /*
  * Allocated outside the lock, then looked up again, as the kernel does:
  * a new inode hashed I_NEW, or the one another task hashed meanwhile.
  */
-static struct icache_inode *get_new_inode_fast(unsigned long ino,
-						wait_queue_head_t *wq)
+static struct inode *get_new_inode_fast(unsigned long ino)
 {
-	struct icache_inode *inode = calloc(1, sizeof(*inode)), *old;
+	struct inode *inode = calloc(1, sizeof(*inode)), *old;
 	struct list_head freeable = LIST_HEAD_INIT(freeable);
 
 	spin_lock(&inode_lock);
@@ -205,8 +202,7 @@ static struct icache_inode *get_new_inode_fast(unsigned long ino,
 			prune_icache(&freeable);
 		inode->i_ino = ino;
 		atomic_set(&inode->i_count, 1);
-		inode->i_state = I_NEW;
-		inode->i_wait = wq;
+		inode->i_state = I_LOCK | I_NEW;
 		hlist_add_head_rcu(&inode->i_hash, ihash(ino));
 		list_add(&inode->i_lru, &inode_lru);
 		nr_inodes++;
@@ -214,39 +210,54 @@ static struct icache_inode *get_new_inode_fast(unsigned long ino,
 		dispose_list(&freeable);
 		return inode;
 	}
+	/*
+	 * Uhhuh, somebody else created the same inode under
+	 * us. Use the old inode instead of the one we just
+	 * allocated.
+	 */
 	__iget(old);
-	if (old->i_state & I_NEW)
-		wait_on_inode(old);
 	spin_unlock(&inode_lock);
-	free(inode);
+	free(inode);		/* destroy_inode() */
+	wait_on_inode(old);
 	return old;
 }
 
 /* A referenced inode: I_NEW for the caller to read and unlock_new_inode(). */
-static struct icache_inode *iget_locked(unsigned long ino,
-					 wait_queue_head_t *wq)
+static struct inode *iget_locked(unsigned long ino)
 {
-	struct icache_inode *inode = ifind_fast(ino);
+	struct inode *inode = ifind_fast(ino);
 
 	if (inode)
 		return inode;
-	return get_new_inode_fast(ino, wq);
+	return get_new_inode_fast(ino);
 }
 
-static void unlock_new_inode(struct icache_inode *inode)
+static void wake_up_inode(struct inode *inode)
 {
-	spin_lock(&inode_lock);
-	inode->i_state &= ~I_NEW;
-	wake_up_all(inode->i_wait);
-	inode->i_wait = NULL;
-	spin_unlock(&inode_lock);
+	/*
+	 * Prevent speculative execution through spin_unlock(&inode_lock);
+	 */
+	smp_mb();
+	wake_up_bit(&inode->i_state, __I_LOCK);
+}
+
+/*
+ * No inode_lock: nobody else changes the state of an inode while it is
+ * locked, as its reader just created it.
+ */
+static void unlock_new_inode(struct inode *inode)
+{
+	smp_mb();
+	__atomic_fetch_and(&inode->i_state, ~(unsigned long)(I_LOCK | I_NEW),
+			   __ATOMIC_RELEASE);
+	wake_up_inode(inode);
 }
 
 /*
  * generic_drop_inode(), inode_lock held and released: an unused inode
  * stays in core, or with no inode cache is evicted now.
  */
-static void iput_final(struct icache_inode *inode)
+static void iput_final(struct inode *inode)
 {
 	if (icache_max) {
 		spin_unlock(&inode_lock);
@@ -260,20 +271,19 @@ static void iput_final(struct icache_inode *inode)
 	free(inode);		/* clear_inode(), destroy_inode() */
 }
 
-static void iput(struct icache_inode *inode)
+void iput(struct inode *inode)
 {
 	if (atomic_dec_and_lock(&inode->i_count, &inode_lock))
 		iput_final(inode);
 }
 
 /* The magic filesystem's inode read: from the inode cache, or the disk. */
-void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino))
+struct inode *magic_iget(unsigned long ino,
+			 void (*read_inode)(unsigned long ino))
 {
-	struct icache_inode *inode;
-	wait_queue_head_t wq;
+	struct inode *inode;
 
-	init_waitqueue_head(&wq);
-	inode = iget_locked(ino, &wq);
+	inode = iget_locked(ino);
 	/* only its reader clears I_NEW */
 	if (inode->i_state & I_NEW) {
 		read_inode(ino);
@@ -281,6 +291,5 @@ void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino))
 	} else {
 		lookup_stats.icache_hits++;
 	}
-	/* the dentry holds no inode: its reference goes now */
-	iput(inode);
+	return inode;
 }

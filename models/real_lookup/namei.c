@@ -34,9 +34,6 @@ unsigned long fs_io_ns;
 struct request_queue *magic_disks;
 unsigned int nr_magic_disks;
 
-/* Every name in a magic directory is an existing file. */
-static struct inode magic_file_inode;
-
 void magic_disks_init(unsigned int nr, unsigned int depth)
 {
 	unsigned int i;
@@ -67,8 +64,9 @@ void (*magic_read_inode)(unsigned long ino) = magic_read_inode_delay;
 /* The name is the inode number, as in <mnt>/.inode/<ino>. */
 static struct dentry *magic_lookup(struct inode *dir, struct dentry *dentry)
 {
-	magic_iget(strtoul(dentry->d_name.name, NULL, 10), magic_read_inode);
-	d_add(dentry, &magic_file_inode);
+	/* every name in a magic directory is an existing file */
+	d_add(dentry, magic_iget(strtoul(dentry->d_name.name, NULL, 10),
+				 magic_read_inode));
 	return NULL;
 }
 

@@ -64,7 +64,9 @@ extern void (*magic_read_inode)(unsigned long ino);
 extern spinlock_t inode_lock;
 void icache_init(unsigned long max_inodes);
 void icache_exit(void);
-void magic_iget(unsigned long ino, void (*read_inode)(unsigned long ino));
+/* A referenced inode, which d_add() hands to the dentry. */
+struct inode *magic_iget(unsigned long ino,
+			 void (*read_inode)(unsigned long ino));
 
 /* A magic directory: its inode and its dentry. */
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops);
