@@ -186,7 +186,8 @@ static int lookup_setup(struct kscale_run *run)
 		return real_dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
-	icache_init(kscale_knob_long(run, "icache"));
+	icache_init(kscale_knob_long(run, "icache"),
+		    kscale_knob_long(run, "dcache") + run->nr_threads);
 	magic_disks_init(kscale_knob_long(run, "disks"),
 			 kscale_knob_long(run, "fs_io_depth"));
 	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);

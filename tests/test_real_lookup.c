@@ -76,7 +76,7 @@ static struct lookup_test *setup_variant(const struct real_lookup_ops *ops,
 	struct lookup_test *lt = calloc(1, sizeof(*lt));
 
 	dcache_init(dcache, ops->vfs_scale);
-	icache_init(0);
+	icache_init(0, 0);
 	lt->ops = ops;
 	lt->dir = magic_dir_create(ops);
 	return lt;
@@ -497,7 +497,7 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 			 real_lookup_nr_variants) {
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
-		icache_init(2);
+		icache_init(2, 0);
 		reads = 0;
 		dput(lookup(lt, 7));
 		q = name_of(buf, 7);
@@ -659,7 +659,7 @@ static void test_inode_lock_on_every_inode(void **state)
 		assert_int_equal(inode_lock_taken(other, ops, 1), 2);
 		assert_int_equal(reads, 2);
 		assert_int_equal(inode_lock_taken_shrinking(), 1);
-		icache_init(1);
+		icache_init(1, 0);
 		assert_int_equal(inode_lock_taken(lt->dir, ops, 2), 2);
 		assert_int_equal(inode_lock_taken_shrinking(), 1);
 		assert_int_equal(inode_lock_taken(other, ops, 2), 1);

@@ -82,7 +82,7 @@ static int rl_init(const void *variant, int nr_tasks)
 	fs_lookup_ns = 200;
 	fs_io_ns = 10000;
 	magic_disks_init(NR_DISKS, 1);
-	icache_init(ICACHE_MAX);
+	icache_init(ICACHE_MAX, 0);
 	dcache_init(DCACHE_MAX, rl.ops->vfs_scale);
 	for (i = 0; i < rl.nr_dirs; i++)
 		rl.dirs[i] = magic_dir_create(rl.ops);

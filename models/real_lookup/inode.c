@@ -52,12 +52,17 @@ static struct list_head inode_lru = LIST_HEAD_INIT(inode_lru);
 /* in the hash, and of those being pruned (still hashed) */
 static unsigned long nr_inodes, nr_freeing, icache_max;
 
-void icache_init(unsigned long max_inodes)
+/*
+ * The hash sized for what can be in core: max_inodes unused ones kept and
+ * the pinned ones cached dentries hold (2.6.32 sized it by memory,
+ * ihash_entries: chains stay short, as here).
+ */
+void icache_init(unsigned long max_inodes, unsigned long pinned)
 {
 	unsigned long n = 16;
 
 	icache_exit();
-	while (n < 2 * max_inodes)
+	while (n < 2 * (max_inodes + pinned))
 		n <<= 1;
 	inode_hashtable = calloc(n, sizeof(*inode_hashtable));
 	i_hash_mask = n - 1;

@@ -62,7 +62,7 @@ extern void (*magic_read_inode)(unsigned long ino);
  * global lock of the cache.  icache_init() before the first lookup.
  */
 extern spinlock_t inode_lock;
-void icache_init(unsigned long max_inodes);
+void icache_init(unsigned long max_inodes, unsigned long pinned);
 void icache_exit(void);
 /* A referenced inode, which d_add() hands to the dentry. */
 struct inode *magic_iget(unsigned long ino,
