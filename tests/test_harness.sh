@@ -63,22 +63,27 @@ for (variant, t), runs in sorted(points.items()):
 PY
 }
 
+# 100 us a call, so a machine's fixed cost per call stays well inside the
+# 5%: on a 2-vCPU AMD EPYC guest (kvm-clock) a call took 0.8-1 us more
+# than its delay (-3..-5% at 20 us, failing 2 of 3 runs at the earlier
+# 20 us, the code before this turn's too; -0.1% at 200 us), not found in
+# rdtsc (11 ns), sched_getcpu() (2 ns) or the loop.
 test_known_rate() {
-	run "$bin" --workloads=rate --cpus=1-"$nr_cpus" --delay-ns=20000 \
+	run "$bin" --workloads=rate --cpus=1-"$nr_cpus" --delay-ns=100000 \
 		--duration=0.3 --warmup=0.05 --benchmark_repetitions=5 \
 		--benchmark_enable_random_interleaving=true
 	check "known rate: exits 0 (the main thread's mask restored)" \
 		test "$status" -eq 0
 	check "known rate: ops/s within 5% of threads/delay, placement" \
-		rate_ok 20000 5 "$nr_cpus"
+		rate_ok 100000 5 "$nr_cpus"
 }
 
 # Fewer CPUs allowed than possible: the mask is saved whole and restored.
 test_fewer_allowed_than_possible() {
-	run taskset -c 0 "$bin" --workloads=rate --cpus=1 --delay-ns=20000 \
+	run taskset -c 0 "$bin" --workloads=rate --cpus=1 --delay-ns=100000 \
 		--duration=0.3 --warmup=0.05
 	check "taskset -c 0: exits 0, mask restored" test "$status" -eq 0
-	check "taskset -c 0: rate and placement" rate_ok 20000 5 1
+	check "taskset -c 0: rate and placement" rate_ok 100000 5 1
 }
 
 # fails_with PATTERN: exit 1, PATTERN on stderr, no results file.
