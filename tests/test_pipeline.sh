@@ -472,7 +472,8 @@ for b in rows:
         if b["threads"] == 1:
             assert abs(lock - 2) < 1e-3 and abs(visits - 5) < 1e-3, b
         else:
-            assert 4 + lock / 2 - 1e-3 <= visits <= 4 + 2 * lock + 1e-3, b
+            # (a last writer's locked decrement is not a visit of its own)
+            assert 4 - 1e-3 <= visits <= 4 + 2 * lock + 1e-3, b
         assert b["res_vfsmount_instances"] == 1, b
         assert b["res_vfsmount_hold_ns"] == 0, b
 if sys.argv[2] == "node":

@@ -16,41 +16,16 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../lib/kernel/atomic.h"
-#include "../../lib/kernel/percpu.h"
-#include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
-#include "vfsmount_2_6.h"
-
-#define MNT_WRITER_UNDERFLOW_LIMIT -(1<<16)
+#include "percpu.h"
 
 #define MNT_IMBALANCED_WRITE_COUNT	0x800 /* just for debugging */
 
-struct vfsmount {
-	VFSMOUNT_2_6_FIELDS;
-	/*
-	 * This value is not stable unless all of the mnt_writers[] spinlocks
-	 * are held, and all mnt_writer[]s on this mount have 0 as their
-	 * ->count
-	 */
-	atomic_t __mnt_writers;
-};
 vfsmount_2_6_check_layout(struct vfsmount, __mnt_writers);
 
-struct mnt_writer {
-	/*
-	 * If holding multiple instances of this lock, they
-	 * must be ordered by cpu number.
-	 */
-	spinlock_t lock;
-	unsigned long count;
-	struct vfsmount *mnt;
-} ____cacheline_aligned_in_smp;
+struct mnt_writer __percpu *mnt_writers;
 
-/* DEFINE_PER_CPU(struct mnt_writer, mnt_writers), allocated at "boot". */
-static struct mnt_writer __percpu *mnt_writers;
-
-static void init_mnt_writers(void)
+void init_mnt_writers(void)
 {
 	int cpu;
 
@@ -69,7 +44,7 @@ static void init_mnt_writers(void)
 	lockstat_register(&vfsmount_lock, "vfsmount_lock", 1, LOCKSTAT_SPIN);
 }
 
-static struct vfsmount *alloc_vfsmnt(const char *name)
+struct vfsmount *alloc_vfsmnt_percpu(const char *name)
 {
 	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
 
@@ -137,7 +112,7 @@ static void lock_mnt_writers(void)
 	}
 }
 
-static void unlock_mnt_writers(void)
+void unlock_mnt_writers(void)
 {
 	int cpu;
 	struct mnt_writer *cpu_writer;
@@ -247,7 +222,7 @@ out:
 	return ret;
 }
 
-static void __mnt_unmake_readonly(struct vfsmount *mnt)
+void __mnt_unmake_readonly_percpu(struct vfsmount *mnt)
 {
 	spin_lock(&vfsmount_lock);
 	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags & ~MNT_READONLY);
@@ -290,13 +265,13 @@ const struct mnt_writers_ops mnt_writers_percpu = {
 	.counts_writers = true,
 	.era_2_6 = true,
 	.init = init_mnt_writers,
-	.alloc_vfsmnt = alloc_vfsmnt,
+	.alloc_vfsmnt = alloc_vfsmnt_percpu,
 	.free_vfsmnt = free_vfsmnt,
 	.mntget = mntget_2_6,
 	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,
-	.mnt_make_readwrite = __mnt_unmake_readonly,
+	.mnt_make_readwrite = __mnt_unmake_readonly_percpu,
 	.mnt_writers = mnt_writers_count,
 };

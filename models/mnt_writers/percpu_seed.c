@@ -26,65 +26,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../lib/kernel/atomic.h"
-#include "../../lib/kernel/percpu.h"
-#include "../../lib/kernel/spinlock.h"
 #include "mnt_writers.h"
-#include "vfsmount_2_6.h"
+#include "percpu.h"
 
-#define MNT_WRITER_UNDERFLOW_LIMIT -(1<<16)
-
-struct vfsmount {
-	VFSMOUNT_2_6_FIELDS;
-	/*
-	 * This value is not stable unless all of the
-	 * mnt_writers[] spinlocks are held, and all
-	 * mnt_writer[]s on this mount have 0 as
-	 * their ->count
-	 */
-	atomic_t __mnt_writers;
-};
-vfsmount_2_6_check_layout(struct vfsmount, __mnt_writers);
-
-struct mnt_writer {
-	/*
-	 * If holding multiple instances of this lock, they
-	 * must be ordered by cpu number.
-	 */
-	spinlock_t lock;
-	unsigned long count;
-	struct vfsmount *mnt;
-} ____cacheline_aligned_in_smp;
-
-/* DEFINE_PER_CPU(struct mnt_writer, mnt_writers), allocated at "boot". */
-static struct mnt_writer __percpu *mnt_writers;
-
-static void init_mnt_writers(void)
-{
-	int cpu;
-
-	free_percpu(mnt_writers);
-	mnt_writers = alloc_percpu(struct mnt_writer);
-	for_each_possible_cpu(cpu) {
-		struct mnt_writer *writer = &per_cpu(mnt_writers, cpu);
-
-		spin_lock_init(&writer->lock);
-		writer->count = 0;
-		lockstat_register(&writer->lock, "mnt_writer", 1,
-				  LOCKSTAT_SPIN | LOCKSTAT_PER_CPU);
-	}
-}
-
-static struct vfsmount *alloc_vfsmnt(const char *name)
-{
-	struct vfsmount *mnt = mnt_cache_zalloc(sizeof(*mnt));
-
-	vfsmount_2_6_init(mnt);
-	mnt->mnt_devname = name;
-	atomic_set(&mnt->__mnt_writers, 0);
-	lockstat_register(&mnt->__mnt_writers, "vfsmount", 1, LOCKSTAT_LINE);
-	return mnt;
-}
+/* The posting's name for 2.6.26's unlock_mnt_writers(). */
+#define mnt_unlock_cpus unlock_mnt_writers
 
 static inline void __clear_mnt_count(struct mnt_writer *cpu_writer)
 {
@@ -127,17 +73,6 @@ static void lock_and_coalesce_cpu_mnt_writer_counts(void)
 		spin_lock(&cpu_writer->lock);
 		__clear_mnt_count(cpu_writer);
 		cpu_writer->mnt = NULL;
-	}
-}
-
-static void mnt_unlock_cpus(void)
-{
-	int cpu;
-	struct mnt_writer *cpu_writer;
-
-	for_each_possible_cpu(cpu) {
-		cpu_writer = &per_cpu(mnt_writers, cpu);
-		spin_unlock(&cpu_writer->lock);
 	}
 }
 
@@ -212,13 +147,6 @@ out:
 	return ret;
 }
 
-static void __mnt_unmake_readonly(struct vfsmount *mnt)
-{
-	spin_lock(&vfsmount_lock);
-	WRITE_ONCE(mnt->mnt_flags, mnt->mnt_flags & ~MNT_READONLY);
-	spin_unlock(&vfsmount_lock);
-}
-
 static long mnt_writers_count(struct vfsmount *mnt)
 {
 	long count;
@@ -248,13 +176,13 @@ const struct mnt_writers_ops mnt_writers_percpu_seed = {
 	.posted_bug = "mnt_drop_write() decrements the CPU's cached count "
 		      "whatever mount it caches (fixed before 2.6.26)",
 	.init = init_mnt_writers,
-	.alloc_vfsmnt = alloc_vfsmnt,
+	.alloc_vfsmnt = alloc_vfsmnt_percpu,
 	.free_vfsmnt = free_vfsmnt,
 	.mntget = mntget_2_6,
 	.mntput = mntput_2_6,
 	.mnt_want_write = mnt_want_write,
 	.mnt_drop_write = mnt_drop_write,
 	.mnt_make_readonly = mnt_make_readonly,
-	.mnt_make_readwrite = __mnt_unmake_readonly,
+	.mnt_make_readwrite = __mnt_unmake_readonly_percpu,
 	.mnt_writers = mnt_writers_count,
 };
