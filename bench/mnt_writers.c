@@ -30,7 +30,7 @@
 #include "../lib/harness/calibrate.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
-#include "../lib/harness/process.h"
+#include "../lib/sys/process.h"
 #include "../lib/harness/tmpfs.h"
 #include "../lib/kernel/delay.h"
 #include "../models/mnt_writers/fs_2_6.h"

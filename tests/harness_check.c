@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../lib/harness/affinity.h"
+#include "../lib/sys/affinity.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
 #include "../lib/kernel/delay.h"

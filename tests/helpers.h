@@ -3,7 +3,7 @@
 #ifndef KSCALE_TEST_HELPERS_H
 #define KSCALE_TEST_HELPERS_H
 
-#include "../lib/harness/topology.h"
+#include "../lib/sys/topology.h"
 
 /* nr CPUs in nr_nodes nodes becomes the model's machine (percpu_setup). */
 void test_machine(struct topology *t, int nr_cpus, int nr_nodes);

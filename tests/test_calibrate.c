@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../lib/harness/affinity.h"
+#include "../lib/sys/affinity.h"
 #include "../lib/harness/calibrate.h"
-#include "../lib/harness/topology.h"
+#include "../lib/sys/topology.h"
 #include "../lib/kernel/percpu.h"
 
 static struct topology machine;

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../lib/harness/process.h"
+#include "../lib/sys/process.h"
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../models/mnt_writers/mnt_writers.h"

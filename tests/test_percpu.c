@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../lib/harness/topology.h"
+#include "../lib/sys/topology.h"
 #include "../lib/kernel/percpu.h"
 
 static char err[256];

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../lib/harness/topology.h"
+#include "../lib/sys/topology.h"
 
 static char err[256];
 

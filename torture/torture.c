@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/harness/topology.h"
+#include "../lib/sys/topology.h"
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/lockstat.h"
 #include "../lib/kernel/percpu.h"

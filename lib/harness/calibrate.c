@@ -8,7 +8,8 @@
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
-#include "affinity.h"
+#include "../sys/affinity.h"
+#include "../sys/median.h"
 #include "calibrate.h"
 
 static int calibrate_on = -1;
@@ -24,19 +25,6 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double kscale_median(double *v, int nr)
-{
-	qsort(v, nr, sizeof(*v), cmp_double);
-	return v[nr / 2];
 }
 
 /* The lowest CPU of a saved mask (the default calibration CPU), or -1. */

@@ -34,9 +34,6 @@ struct kscale_round {
  */
 typedef long kscale_round_fn(struct kscale_round *r);
 
-/* The median of nr samples (sorted in place). */
-double kscale_median(double *v, int nr);
-
 /* Calibrate on cpu from now on; until then, on the first allowed CPU. */
 void kscale_calibrate_cpu(int cpu);
 

@@ -3,7 +3,7 @@
 #define KSCALE_CONTEXT_H
 
 #include "options.h"
-#include "topology.h"
+#include "../sys/topology.h"
 
 void context_add_system(const struct topology *t,
 			const struct kscale_options *o);

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "../kernel/compiler.h"
-#include "affinity.h"
-#include "calibrate.h"
-#include "cpulist.h"
+#include "../sys/affinity.h"
+#include "../sys/cpulist.h"
+#include "../sys/median.h"
 #include "kscale.h"
 #include "linelat.h"
 

@@ -16,7 +16,7 @@
 #ifndef KSCALE_LINELAT_H
 #define KSCALE_LINELAT_H
 
-#include "topology.h"
+#include "../sys/topology.h"
 
 #define PINGPONG_TRIPS		1000	/* round trips a round */
 #define PINGPONG_ROUNDS		7

@@ -19,7 +19,7 @@
 #include "../kernel/tsc.h"
 #include "calibrate.h"
 #include "context.h"
-#include "cpulist.h"
+#include "../sys/cpulist.h"
 #include "fatal.h"
 #include "linelat.h"
 #include "options.h"

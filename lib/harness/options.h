@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "kscale.h"
-#include "topology.h"
+#include "../sys/topology.h"
 
 struct knob_values {
 	char **value;

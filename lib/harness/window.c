@@ -13,12 +13,12 @@
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
-#include "affinity.h"
+#include "../sys/affinity.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
 #include "rt_throttle.h"
-#include "topology.h"
+#include "../sys/topology.h"
 #include "window.h"
 
 static int progress_done, progress_total;

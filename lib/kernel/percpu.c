@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../harness/topology.h"
+#include "../sys/topology.h"
 #include "percpu.h"
 #include "sched.h"
 

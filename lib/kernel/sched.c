@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/affinity.h"
+#include "../sys/affinity.h"
 #include "percpu.h"
 #include "sched.h"
 

@@ -3,7 +3,8 @@
  * The cycle counter, for in-model accounting of where time goes (lock
  * waits, slow paths) where hardware counters are unavailable, as in most
  * VMs.  tsc_calibrate() measures its rate against CLOCK_MONOTONIC: the
- * median of short sleeps on the calibration CPU (lib/harness/calibrate.h).
+ * median of short sleeps, on whichever CPU the caller is: the rate is
+ * the invariant TSC's, the same on every CPU.
  */
 #ifndef KSCALE_KERNEL_TSC_H
 #define KSCALE_KERNEL_TSC_H

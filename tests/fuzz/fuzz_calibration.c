@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/harness/affinity.c"
+#include "../../lib/sys/affinity.c"
+#include "../../lib/sys/median.c"
 #include "../../lib/harness/calibrate.c"
 #include "fuzz.h"
 

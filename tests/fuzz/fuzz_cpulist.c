@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/harness/cpulist.c"
+#include "../../lib/sys/cpulist.c"
 #include "fuzz.h"
 
 #define MAX_VALUE	CPULIST_MAX_VALUE

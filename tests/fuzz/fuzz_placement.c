@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/harness/cpulist.c"
-#include "../../lib/harness/placement.c"
-#include "../../lib/harness/topology.c"
+#include "../../lib/sys/cpulist.c"
+#include "../../lib/sys/placement.c"
+#include "../../lib/sys/topology.c"
 #include "fuzz.h"
 
 #define MAX_CPUS	64
