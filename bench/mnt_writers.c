@@ -39,10 +39,15 @@
 #define MAX_MOUNTS	2
 #define CALIBRATION_OPS	2000
 
-struct openbench {
-	const struct mnt_writers_ops *ops;	/* NULL for `real` */
+/* The step vector (variant.h): the model's, or a host row's. */
+struct openbench_kind {
 	int (*open_write)(struct kscale_thread *t, int m);
 	void (*close)(struct kscale_thread *t, int m);
+};
+
+struct openbench {
+	const struct mnt_writers_ops *ops;	/* NULL on a host row */
+	const struct openbench_kind *kind;
 	struct vfsmount *mnt[MAX_MOUNTS];
 	int mounts;
 	unsigned long path_ns;
@@ -177,6 +182,16 @@ static void real_close(struct kscale_thread *t, int m)
 	close(ot->fd);
 }
 
+static const struct openbench_kind model_kind = {
+	.open_write = model_open_write,
+	.close = model_close,
+};
+
+static const struct openbench_kind real_kind = {
+	.open_write = real_open_write_thread,
+	.close = real_close,
+};
+
 static void openbench_loop(struct kscale_thread *t)
 {
 	struct openbench *ob = t->run->priv;
@@ -186,10 +201,10 @@ static void openbench_loop(struct kscale_thread *t)
 
 	while (kscale_running(t)) {
 		m = i++ % ob->mounts;
-		if (unlikely(ob->open_write(t, m)))
+		if (unlikely(ob->kind->open_write(t, m)))
 			return;
 		do_migrate(t, ot->partner_cpu);
-		ob->close(t, m);
+		ob->kind->close(t, m);
 		do_migrate(t, t->cpu);
 		kscale_count(t);
 	}
@@ -197,21 +212,19 @@ static void openbench_loop(struct kscale_thread *t)
 
 static int openbench_setup(struct kscale_run *run)
 {
+	const struct kscale_variant *v = kscale_row(run);
 	struct openbench *ob = calloc(1, sizeof(*ob));
 	int i;
 
 	run->priv = ob;
-	ob->ops = kscale_find_variant(mnt_writers_variants,
-				       mnt_writers_nr_variants,
-				       kscale_variant(run));
+	ob->ops = v->ops;
+	ob->kind = v->host ?: &model_kind;
 	ob->mounts = (int)kscale_knob_long(run, "mounts");
 	ob->migrate = kscale_knob_long(run, "migrate");
 	ob->update_time = kscale_knob_long(run, "write_update_time");
 	ob->path_ns = kscale_knob_ns(run, "path_work_ns", path_work_auto_ns);
 	if (ob->migrate && kscale_nr_usable_cpus(run) < 2)
 		return kscale_fail(run, "--migrate needs two usable CPUs");
-	ob->open_write = ob->ops ? model_open_write : real_open_write_thread;
-	ob->close = ob->ops ? model_close : real_close;
 	if (!ob->ops)
 		return 0;
 	ob->path_2_6 = ob->ops->era_2_6 && kscale_knob_long(run, "shared_path");
@@ -343,21 +356,9 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "none", "before the series: mnt_want_write only checks read-only" },
-	{ "atomic", "one atomic_t per mount, as posted in 2006 ([PATCH "
-		    "07/28]; seed: ~4x slowdown)" },
-	{ "pernode", "a spinlock and an atomic per node in each mount "
-		     "(seed: ~6% on 4-way SMP)" },
-	{ "percpu", "2.6.26's merged seed: per-CPU mnt_writer caching the "
-		    "last mount" },
-	{ "percpu_seed", "the seed as posted: every mount switch adds to the "
-			 "old mount, every close reads it (seed: 3% worst "
-			 "case)" },
-	{ "upstream", "today: per-mount per-CPU counters, MNT_WRITE_HOLD, "
-		      "mnt_hold_writers" },
+static const struct kscale_variant host_variants[] = {
 	{ "real", "the running kernel's open/write/close on tmpfs files "
-		  "(path work ignored)", .host = true },
+		  "(path work ignored)", .host = &real_kind },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -382,4 +383,4 @@ KSCALE_PERF_SYMBOLS("mnt_get_write_access");
 KSCALE_MODEL("mnt_writers",
 	     "r/o bind mount writer counts (seed 000, 2.6.26 "
 	     "fs/namespace.c)",
-	     mnt_writers_init);
+	     mnt_writers_init, &mnt_writers_variants);

@@ -92,13 +92,10 @@ static void counter_lockstat_register(struct counter *c)
 
 static int counter_setup(struct kscale_run *run)
 {
-	static const char *const kinds[] = { "atomic", "spinlock",
-					     "decb_spinlock", "percpu" };
 	struct counter *c = aligned_alloc(SMP_CACHE_BYTES, sizeof(*c));
 
 	memset(c, 0, sizeof(*c));
-	for (c->kind = ATOMIC; strcmp(kinds[c->kind], kscale_variant(run));)
-		c->kind++;
+	c->kind = *(const enum counter_kind *)kscale_row(run)->ops;
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
 	c->pcp = alloc_percpu(struct pcp_count);
 	decb_spin_lock_init(&c->decb_lock);
@@ -158,12 +155,22 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "atomic", "atomic_inc() on one shared atomic_t" },
-	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)" },
+static const enum counter_kind kinds[] = {
+	ATOMIC, SPINLOCK, DECB_SPINLOCK, PERCPU,
+};
+
+/* lib/kernel's own table: a row's ops is the counter it bumps. */
+KSCALE_VARIANT_TABLE(primitives_variants,
+	{ "atomic", "atomic_inc() on one shared atomic_t", &kinds[ATOMIC] },
+	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)",
+	  &kinds[SPINLOCK] },
 	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "
-			   "2.6.25)" },
-	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot" },
+			   "2.6.25)", &kinds[DECB_SPINLOCK] },
+	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot",
+	  &kinds[PERCPU] },
+);
+
+static const struct kscale_variant host_variants[] = {
 };
 
 static const struct kscale_knob knobs[] = {
@@ -172,4 +179,4 @@ static const struct kscale_knob knobs[] = {
 
 KSCALE_MODEL("primitives",
 	     "lib/kernel primitives under contention",
-	     NULL);
+	     NULL, &primitives_variants);

@@ -39,8 +39,19 @@
 #define MAX_DIRS	1000
 #define CALIBRATION_OPS	5000
 
+struct lookup_run;
+
+/* The step vector (variant.h): the model's, or a host row's. */
+struct lookup_kind {
+	void (*loop)(struct kscale_thread *t);
+	/* a host row's directories: 0 or kscale_fail() */
+	int (*dirs_open)(struct kscale_run *run, struct lookup_run *lr);
+	bool parallel_dirops;	/* FUSE_CAP_PARALLEL_DIROPS */
+};
+
 struct lookup_run {
-	const struct real_lookup_ops *ops;	/* NULL for `real`, `fuse_*` */
+	const struct real_lookup_ops *ops;	/* NULL on a host row */
+	const struct lookup_kind *kind;
 	struct fuse_server *fuse;
 	struct dentry **dirs;
 	int *dirfd;
@@ -108,10 +119,7 @@ static void lookup_loop(struct kscale_thread *t)
 {
 	struct lookup_run *lr = t->run->priv;
 
-	if (lr->ops)
-		model_loop(t);
-	else
-		real_loop(t);
+	lr->kind->loop(t);
 }
 
 /* d000 .. dNNN under the tmpfs scratch directory, fresh for each run. */
@@ -137,7 +145,7 @@ static int fuse_dirs_open(struct kscale_run *run, struct lookup_run *lr)
 {
 	struct fuse_server_config cfg = {
 		.dirs = lr->nr_dirs,
-		.parallel_dirops = !strcmp(kscale_variant(run), "fuse_parallel"),
+		.parallel_dirops = lr->kind->parallel_dirops,
 		.io_us = kscale_knob_long(run, "fs_io_us"),
 		.lookup_ns = kscale_knob_ns(run, "fs_lookup_ns",
 					    fs_lookup_auto_ns),
@@ -164,15 +172,33 @@ static int fuse_dirs_open(struct kscale_run *run, struct lookup_run *lr)
 	return 0;
 }
 
+static const struct lookup_kind model_kind = { .loop = model_loop };
+
+static const struct lookup_kind real_kind = {
+	.loop = real_loop,
+	.dirs_open = real_dirs_open,
+};
+
+static const struct lookup_kind fuse_serial_kind = {
+	.loop = real_loop,
+	.dirs_open = fuse_dirs_open,
+};
+
+static const struct lookup_kind fuse_parallel_kind = {
+	.loop = real_loop,
+	.dirs_open = fuse_dirs_open,
+	.parallel_dirops = true,
+};
+
 static int lookup_setup(struct kscale_run *run)
 {
+	const struct kscale_variant *v = kscale_row(run);
 	struct lookup_run *lr = calloc(1, sizeof(*lr));
 	int i;
 
 	run->priv = lr;
-	lr->ops = kscale_find_variant(real_lookup_variants,
-				       real_lookup_nr_variants,
-				       kscale_variant(run));
+	lr->ops = v->ops;
+	lr->kind = v->host ?: &model_kind;
 	lr->files = kscale_knob_long(run, "files");
 	lr->nr_dirs = (!lr->ops || lr->ops == &real_lookup_sharded) ?
 		      (int)kscale_knob_long(run, "dirs") : 1;
@@ -180,10 +206,8 @@ static int lookup_setup(struct kscale_run *run)
 	lr->dirfd = calloc(lr->nr_dirs, sizeof(*lr->dirfd));
 	for (i = 0; i < run->nr_threads; i++)
 		run->threads[i].priv = calloc(1, sizeof(struct lookup_thread));
-	if (!strncmp(kscale_variant(run), "fuse_", 5))
-		return fuse_dirs_open(run, lr);
-	if (!lr->ops)
-		return real_dirs_open(run, lr);
+	if (lr->kind->dirs_open)
+		return lr->kind->dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
 	icache_init(kscale_knob_long(run, "icache"),
@@ -464,21 +488,14 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "i_mutex", "2.6.32: real_lookup() under the directory's i_mutex" },
-	{ "sharded", "--dirs identical magic directories, requests "
-		     "round-robin (seed: 5-10x)" },
-	{ "immutable", "the seed's bypass: no i_mutex on an S_IMMUTABLE "
-		       "directory (seed: 2.5x)" },
-	{ "parallel", "4.7+: i_rwsem shared, d_alloc_parallel(), in-lookup "
-		      "waiters" },
+static const struct kscale_variant host_variants[] = {
 	{ "real", "the running kernel: unique negative lookups on tmpfs in "
-		  "--dirs directories", .host = true },
+		  "--dirs directories", .host = &real_kind },
 	{ "fuse_serial", "the running kernel on a FUSE filesystem of ours "
 			 "without FUSE_CAP_PARALLEL_DIROPS: LOOKUP under the "
-			 "directory's mutex", .host = true },
+			 "directory's mutex", .host = &fuse_serial_kind },
 	{ "fuse_parallel", "the same with FUSE_CAP_PARALLEL_DIROPS: lookups "
-			   "in a directory overlap", .host = true },
+			   "in a directory overlap", .host = &fuse_parallel_kind },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -505,4 +522,4 @@ KSCALE_PERF_SYMBOLS("__lookup_slow", "d_alloc_parallel", "fuse_lookup");
 KSCALE_MODEL("real_lookup",
 	     "dcache misses and the directory lock (seed 003, 2.6.32 "
 	     "fs/namei.c)",
-	     real_lookup_init);
+	     real_lookup_init, &real_lookup_variants);

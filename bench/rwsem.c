@@ -73,9 +73,17 @@ struct xfs_inode {
 	atomic_t i_dio_count;		/* i_vnode.i_dio_count */
 } ____cacheline_aligned;
 
+/* The bench's side of a row (variant.h): the model's, or a host row's. */
+struct fio_kind {
+	bool pthread;			/* glibc's rwlock instead of rwsem */
+	bool real;			/* the real fio */
+	bool on_xfs;			/* ... on XFS rather than tmpfs */
+};
+
 struct fio_run {
 	struct xfs_inode *ip;
-	const struct rwsem_ops *ops;	/* v4.6 (and the seed) or upstream */
+	const struct rwsem_variant *v;	/* NULL on a host row */
+	const struct rwsem_ops *ops;	/* v->ops */
 	pthread_rwlock_t pthread_iolock;
 	pthread_rwlock_t pthread_ilock;
 	unsigned long i_mtime;
@@ -557,17 +565,18 @@ static void lockstat_register_inode(struct fio_run *fr)
 
 static int fio_setup(struct kscale_run *run)
 {
+	static const struct fio_kind model_kind;
+	const struct kscale_variant *row = kscale_row(run);
+	const struct fio_kind *k = row->host ?: &model_kind;
 	struct fio_run *fr = calloc(1, sizeof(*fr));
-	const char *variant = kscale_variant(run);
 	const char *rw = kscale_knob(run, "rw");
-	bool on_xfs = !strcmp(variant, "fio_xfs");
 
 	run->priv = fr;
-	fr->real = on_xfs || !strcmp(variant, "fio");
-	fr->pthread = !strcmp(variant, "pthread");
-	rwsem_reader_owned_patch = !strcmp(variant, "reader_owned");
-	fr->ops = strcmp(variant, "upstream") ? &rwsem_v4_6_ops :
-						&rwsem_upstream_ops;
+	fr->real = k->real;
+	fr->pthread = k->pthread;
+	fr->v = row->ops;
+	fr->ops = fr->v ? fr->v->ops : NULL;
+	rwsem_reader_owned_patch = fr->v && fr->v->reader_owned_patch;
 	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
 	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
 					       0;
@@ -577,7 +586,7 @@ static int fio_setup(struct kscale_run *run)
 			!strcmp(rw, "randread") ? 100 :
 			(unsigned int)kscale_knob_long(run, "rwmixread");
 	if (fr->real)
-		return fio_real_start(run, fr, on_xfs);
+		return fio_real_start(run, fr, k->on_xfs);
 	fr->iolock_write = strcmp(kscale_knob(run, "iolock_write"),
 				  "exclusive") ? XFS_IOLOCK_SHARED :
 					       XFS_IOLOCK_EXCL;
@@ -589,8 +598,10 @@ static int fio_setup(struct kscale_run *run)
 		return kscale_fail(run, "out of memory");
 	memset(fr->ip, 0, sizeof(*fr->ip));
 	memset(fr->data, 0, fr->size);
-	fr->ops->init(&fr->ip->i_iolock.mr_lock);
-	fr->ops->init(&fr->ip->i_lock.mr_lock);
+	if (fr->ops) {
+		fr->ops->init(&fr->ip->i_iolock.mr_lock);
+		fr->ops->init(&fr->ip->i_lock.mr_lock);
+	}
 	pthread_rwlock_init(&fr->pthread_iolock, NULL);
 	pthread_rwlock_init(&fr->pthread_ilock, NULL);
 	lockstat_register_inode(fr);
@@ -693,10 +704,7 @@ static void check_rwsem(struct kscale_run *run, struct fio_run *fr,
 {
 	struct rwsem_state st;
 
-	if (fr->ops == &rwsem_upstream_ops)
-		rwsem_upstream_state(sem, &st);
-	else
-		rwsem_v4_6_state(sem, &st);
+	fr->v->state(sem, &st);
 	if (!st.unlocked || st.nr_waiters)
 		kscale_fail(run, "%s: count %#lx, %d waiters after the run",
 			    name, st.count, st.nr_waiters);
@@ -710,8 +718,11 @@ static int fio_teardown(struct kscale_run *run)
 	if (fr->real) {
 		fio_finish(run, &fr->fio);
 	} else if (fr->ip) {
-		check_rwsem(run, fr, &fr->ip->i_iolock.mr_lock, "i_iolock");
-		check_rwsem(run, fr, &fr->ip->i_lock.mr_lock, "i_lock");
+		if (fr->v) {
+			check_rwsem(run, fr, &fr->ip->i_iolock.mr_lock,
+				    "i_iolock");
+			check_rwsem(run, fr, &fr->ip->i_lock.mr_lock, "i_lock");
+		}
 		model_counters(run, fr);
 	}
 	for (i = 0; i < run->nr_threads; i++) {
@@ -860,17 +871,16 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "v4.6", "rwsem-xadd as in v4.6: owner NULL for readers and for a "
-		  "writer not yet set" },
-	{ "reader_owned", "the seed (4.8): RWSEM_READER_OWNED, spinning stops "
-			  "when readers own the lock" },
-	{ "upstream", "today's rwsem (v6.18 kernel/locking/rwsem.c): "
-		      "handoff, bounded spinning on readers" },
-	{ "pthread", "glibc's pthread_rwlock_t, for reference", .host = true },
-	{ "fio", "the real fio, same job, on a tmpfs file", .host = true },
+static const struct fio_kind pthread_kind = { .pthread = true };
+static const struct fio_kind fio_kind = { .real = true };
+static const struct fio_kind fio_xfs_kind = { .real = true, .on_xfs = true };
+
+static const struct kscale_variant host_variants[] = {
+	{ "pthread", "glibc's pthread_rwlock_t, for reference",
+	  .host = &pthread_kind },
+	{ "fio", "the real fio, same job, on a tmpfs file", .host = &fio_kind },
 	{ "fio_xfs", "the real fio, same job, on a fresh XFS (loop device "
-		     "over /dev/shm), buffered", .host = true },
+		     "over /dev/shm), buffered", .host = &fio_xfs_kind },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -901,4 +911,4 @@ KSCALE_PERF_SYMBOLS("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
 KSCALE_MODEL("rwsem",
 	     "rwsem optimistic spinning and the reader-owned state "
 	     "(seed 004, v4.6 kernel/locking/rwsem-xadd.c)",
-	     rwsem_init_model);
+	     rwsem_init_model, &rwsem_variants);

@@ -67,11 +67,12 @@ static void switch_loop(struct kscale_thread *t)
 
 static int switch_setup(struct kscale_run *run)
 {
+	const struct kscale_variant *v = kscale_row(run);
 	struct ring *r = calloc(1, sizeof(*r));
 	int i, j, n = run->nr_threads;
 
 	run->priv = r;
-	r->kind = strcmp(kscale_variant(run), "yield") ? WAKEUP : YIELD;
+	r->kind = *(const enum switch_kind *)(v->ops ?: v->host);
 	r->tasks = aligned_alloc(SMP_CACHE_BYTES, n * sizeof(*r->tasks));
 	for (i = 0; i < n; i++) {
 		for (j = (i + 1) % n; run->threads[j].cpu != run->threads[i].cpu;)
@@ -118,11 +119,20 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "wakeup", "model tasks: wake the next task on the CPU, sleep" },
-	{ "yield", "model tasks: a preemption point with need_resched set" },
+static const enum switch_kind switch_wakeup = WAKEUP;
+static const enum switch_kind switch_yield = YIELD;
+
+/* The model scheduler's own table: its rows' ops say how a task switches. */
+KSCALE_VARIANT_TABLE(sched_variants,
+	{ "wakeup", "model tasks: wake the next task on the CPU, sleep",
+	  &switch_wakeup },
+	{ "yield", "model tasks: a preemption point with need_resched set",
+	  &switch_yield },
+);
+
+static const struct kscale_variant host_variants[] = {
 	{ "host", "host threads (SCHED_OTHER, futex): the running kernel's "
-		  "switch", .host = true },
+		  "switch", .host = &switch_wakeup },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -130,4 +140,4 @@ static const struct kscale_knob knobs[] = {
 
 KSCALE_MODEL("sched",
 	     "the model scheduler's context switch, and the host's",
-	     NULL);
+	     NULL, &sched_variants);

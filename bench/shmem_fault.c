@@ -35,10 +35,12 @@
 
 struct fault_run;
 
+/* The step vector (variant.h): the model's, or a host row's. */
 struct fault_kind {
 	void (*pass_begin)(struct kscale_thread *t);
 	int (*touch)(struct kscale_thread *t, unsigned long idx);
 	void (*pass_end)(struct kscale_thread *t);
+	bool private;		/* MAP_PRIVATE: anonymous memory */
 };
 
 struct fault_run {
@@ -191,6 +193,10 @@ static const struct fault_kind real_kind = {
 	real_pass_begin, real_touch, real_pass_end,
 };
 
+static const struct fault_kind real_private_kind = {
+	real_pass_begin, real_touch, real_pass_end, .private = true,
+};
+
 static void fault_loop(struct kscale_thread *t)
 {
 	struct fault_run *fr = t->run->priv;
@@ -237,15 +243,14 @@ static int shared_setup(struct kscale_run *run, struct fault_run *fr)
 
 static int fault_setup(struct kscale_run *run)
 {
+	const struct kscale_variant *v = kscale_row(run);
 	struct fault_run *fr = calloc(1, sizeof(*fr));
 	int i;
 
 	run->priv = fr;
-	fr->ops = kscale_find_variant(shmem_fault_variants,
-				       shmem_fault_nr_variants,
-				       kscale_variant(run));
-	fr->kind = fr->ops ? &model_kind : &real_kind;
-	fr->private = !strcmp(kscale_variant(run), "real_private");
+	fr->ops = v->ops;
+	fr->kind = v->host ?: &model_kind;
+	fr->private = fr->kind->private;
 	fr->pages = kscale_knob_long(run, "pages");
 	fr->shared = kscale_knob_long(run, "shared_object");
 	fr->size_limit = kscale_knob_long(run, "size_limit");
@@ -432,18 +437,11 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct kscale_variant variants[] = {
-	{ "stat_lock", "2.6.7: the superblock stat_lock on every fault" },
-	{ "nosbinfo", "the seed: SHMEM_NOSBINFO on dev/zero inodes skips the "
-		      "superblock's books" },
-	{ "no_sbinfo_mount", "2.6.9 as merged: the internal mount has no "
-			     "sbinfo" },
-	{ "upstream", "today: xarray lock, inode i_lock, info->lock; no "
-		      "superblock lock" },
+static const struct kscale_variant host_variants[] = {
 	{ "real", "the running kernel: mmap(MAP_SHARED) of /dev/zero",
-	  .host = true },
+	  .host = &real_kind },
 	{ "real_private", "the running kernel: MAP_PRIVATE (anonymous "
-			  "memory), for contrast", .host = true },
+			  "memory), for contrast", .host = &real_private_kind },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -468,4 +466,4 @@ KSCALE_PERF_SYMBOLS("shmem_fault", "shmem_get_folio_gfp");
 KSCALE_MODEL("shmem_fault",
 	     "/dev/zero shared-mapping faults and the shmem stat_lock "
 	     "(seed 002, 2.6.7 mm/shmem.c)",
-	     shmem_fault_init);
+	     shmem_fault_init, &shmem_fault_variants);

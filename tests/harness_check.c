@@ -145,9 +145,33 @@ static const struct kscale_workload workloads[] = {
 	  idle_loop, many_counters },
 };
 
-static const struct kscale_variant variants[] = {
-	{ "host", "the host's scheduler", true },
-	{ "model", "the model scheduler", false },
+/*
+ * The workloads are the same on either scheduler: a row's implementation
+ * is only which one it runs on.  Built with -DBROKEN_ROW, each table has
+ * a row the harness must refuse (test_harness.sh).
+ */
+static const bool on_model = true, on_host = true;
+
+KSCALE_VARIANT_TABLE(harness_check_variants,
+	{ "model", "the model scheduler", &on_model },
+#if BROKEN_ROW == 1
+	{ "typo", "a model row whose implementation was left out" },
+#elif BROKEN_ROW == 2
+	{ "both", "a model row that also has a host side", &on_model,
+	  &on_host },
+#endif
+);
+
+static const struct kscale_variant host_variants[] = {
+	{ "host", "the host's scheduler", .host = &on_host },
+#if BROKEN_ROW == 3
+	{ "model_code", "a host row with a model implementation", &on_model,
+	  &on_host },
+#elif BROKEN_ROW == 4
+	{ "no_host", "a host row with nothing to run" },
+#elif BROKEN_ROW == 5
+	{ "model", "a host row named as a model row", .host = &on_host },
+#endif
 };
 
 static int check_hang(const char *value, char *err, size_t len)
@@ -214,4 +238,4 @@ static int harness_check_init(const struct kscale_options *o, char *err,
 }
 
 KSCALE_MODEL("harness_check", "checks of the harness itself (not a model)",
-	     harness_check_init);
+	     harness_check_init, &harness_check_variants);

@@ -41,8 +41,9 @@ static inline void test_note(int *counter)
 
 double test_now_ms(void);
 
-/* Each entry of a model's variant table. */
-#define for_each_variant(ops, i, table, nr)				\
-	for ((i) = 0; (i) < (nr) && ((ops) = (table)[i], 1); (i)++)
+/* Each row of a model's variant table (variant.h): its ops. */
+#define for_each_variant(_ops, _i, _table)				\
+	for ((_i) = 0; (_i) < (_table)->nr &&				\
+	     ((_ops) = (_table)->rows[_i].ops, 1); (_i)++)
 
 #endif

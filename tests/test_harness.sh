@@ -128,7 +128,31 @@ test_silent_failures() {
 	done
 }
 
+# A variant table with a wrong row (harness_check.c's BROKEN_ROW): the
+# binary refuses to list or run anything, in one line, exit 2.
+test_broken_rows() {
+	local row why
+
+	for row in 1 2 3 4 5; do
+		case $row in
+		1) why="variant 'typo': a model row without an implementation (.ops)" ;;
+		2) why="variant 'both': a model row with a host implementation (.host)" ;;
+		3) why="variant 'model_code': a host row with a model implementation (.ops)" ;;
+		4) why="variant 'no_host': a host row without a host implementation (.host)" ;;
+		5) why="variant 'model': two rows" ;;
+		esac
+		for args in --list "--cpus=1 --duration=0.05 --warmup=0"; do
+			run "$build/tests/harness_check_broken_$row" $args
+			check "broken row $row ($args): refused in one line" \
+				eval '((status == 2)) && [[ $(wc -l <"$tmp/err") == 1 ]] &&
+				grep -qF -- "harness_check: the variant table is wrong: $why" "$tmp/err" &&
+				[[ ! -e $tmp/out.json ]]'
+		done
+	done
+}
+
 test_known_rate
+test_broken_rows
 test_fewer_allowed_than_possible
 test_watchdog
 test_silent_failures

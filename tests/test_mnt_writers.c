@@ -55,8 +55,7 @@ static void test_read_only_mount_refuses_writers(void **state)
 	struct vfsmount *mnt;
 	int i;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		boot(ops);
 		mnt = ops->alloc_vfsmnt("ro");
 		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
@@ -77,8 +76,7 @@ static void test_busy_mount_stays_writable(void **state)
 	struct vfsmount *mnt;
 	int i;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		boot(ops);
 		mnt = ops->alloc_vfsmnt("busy");
 		kscale_set_cpu(5);
@@ -110,8 +108,7 @@ static void test_imbalanced_counts_sum_to_zero(void **state)
 	struct vfsmount *mnt[2];
 	int i, n;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		boot(ops);
 		mnt[0] = ops->alloc_vfsmnt("a");
 		mnt[1] = ops->alloc_vfsmnt("b");
@@ -145,8 +142,7 @@ static void test_underflow_is_coalesced_once(void **state)
 	unsigned long before;
 	int i, n;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		boot(ops);
 		mnt = ops->alloc_vfsmnt("underflow");
 		kscale_set_cpu(1);
@@ -210,8 +206,7 @@ static void test_switching_mounts_leaves_them_unwritten(void **state)
 	const struct mnt_writers_ops *ops;
 	int i, status;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		status = alternate_on_protected_mounts(ops);
 		if (!strcmp(ops->name, "atomic") ||
 		    !strcmp(ops->name, "percpu_seed")) {
@@ -423,8 +418,7 @@ static void race_make_readonly(bool busy)
 	struct race *r = malloc(sizeof(*r));
 	int i;
 
-	for_each_variant(ops, i, mnt_writers_variants,
-			 mnt_writers_nr_variants) {
+	for_each_variant(ops, i, &mnt_writers_variants) {
 		if (!ops->counts_writers)
 			continue;
 		boot(ops);

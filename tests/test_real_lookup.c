@@ -189,8 +189,7 @@ static void test_two_misses_on_one_name(void **state)
 	int i;
 
 	magic_read_inode = rendezvous;
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 16);
 		inside = gave_up = 0;
 		race_watched(same_name, lt);
@@ -232,8 +231,7 @@ static void test_eviction_spares_dentries_in_use(void **state)
 	int i;
 
 	task_start(&main_rcu);
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 4);
 		held[0] = lookup(lt, 1);
 		held[1] = lookup(lt, 2);
@@ -263,8 +261,7 @@ static void test_hit_ratio_of_a_uniform_draw(void **state)
 	int i, n;
 
 	task_start(&main_rcu);
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, dcache);
 		for (n = 0; n < 20000; n++) {
 			rng = rng * 6364136223846793005ULL + 1;
@@ -307,8 +304,7 @@ static void test_racing_lookups_keep_one_dentry_per_name(void **state)
 	int i;
 
 	magic_read_inode = no_work;
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 16);
 		lt->files = 64;
 		test_race(test_racers(MAX_RACERS), racing_lookups, lt);
@@ -355,8 +351,7 @@ static void test_children_and_the_walk_hold_the_directory(void **state)
 
 	task_start(&main_rcu);
 	magic_read_inode = count_refs;
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 64);
 		watched = lt->dir;
 		for (ino = 0; ino < 200; ino++) {
@@ -387,8 +382,7 @@ static void test_pruning_at_once_then_in_batches(void **state)
 	int i;
 
 	task_start(&main_rcu);
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, dcache);
 		for (ino = 0; ino < dcache + 10; ino++)
 			dput(lookup(lt, ino));
@@ -415,8 +409,7 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 	int i, n;
 
 	task_start(&main_rcu);
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 64);
 		for (n = 0; n < 2; n++)		/* onto the LRU, then referenced */
 			dput(lookup(lt, 5));
@@ -449,8 +442,7 @@ static void test_referenced_on_joining_the_lru(void **state)
 	int i;
 
 	task_start(&main_rcu);
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 64);
 		d = lookup(lt, 5);
 		assert_false(d->d_flags & DCACHE_REFERENCED);
@@ -493,8 +485,7 @@ static void test_inode_cache_reads_each_inode_once(void **state)
 
 	task_start(&main_rcu);
 	magic_read_inode = count_reads;
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
 		icache_init(2, 0);
@@ -642,8 +633,7 @@ static void test_inode_lock_on_every_inode(void **state)
 
 	task_start(&main_rcu);
 	magic_read_inode = count_reads_unlocked;
-	for_each_variant(ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ops, i, &real_lookup_variants) {
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
 		reads = reads_under_inode_lock = 0;
@@ -731,8 +721,7 @@ static void test_waiter_on_a_new_inode_woken_once(void **state)
 	int i, waiter;
 
 	magic_read_inode = read_until_other_sleeps;
-	for_each_variant(ir.ops, i, real_lookup_variants,
-			 real_lookup_nr_variants) {
+	for_each_variant(ir.ops, i, &real_lookup_variants) {
 		struct lookup_test *lt = setup_variant(ir.ops, 16);
 
 		ir.dir[0] = lt->dir;

@@ -94,8 +94,7 @@ static void test_pages_read_back_zero_and_books_balance(void **state)
 	struct file *f;
 	int i, pass;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		ops->shm_mount(0);
 		/* the second pass gets the first one's dirty pages back */
 		for (pass = 0; pass < 2; pass++) {
@@ -176,8 +175,7 @@ static void test_enospc_exactly_at_the_limit(void **state)
 	unsigned long got;
 	int i, err;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		bool limited = ops == &shmem_fault_stat_lock;
 
 		got = faults_until_error(ops, 10, 16, &err);
@@ -225,8 +223,7 @@ static void test_racing_faults_share_one_page(void **state)
 	int i, n = test_racers(MAX_RACERS), t, idx;
 	struct shmem_stats st;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		ops->shm_mount(0);
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
@@ -275,8 +272,7 @@ static void test_disjoint_ranges_return_every_block(void **state)
 	struct shmem_stats st;
 	int i;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		ops->shm_mount(0);
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
@@ -338,8 +334,7 @@ static void test_free_path_races_allocation(void **state)
 	struct race *r = calloc(1, sizeof(*r));
 	int i;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		ops->shm_mount(0);
 		memset(r, 0, sizeof(*r));
 		r->ops = ops;
@@ -370,8 +365,7 @@ static void test_stat_lock_takes_per_variant(void **state)
 	unsigned long setup, faults, idx;
 	int i;
 
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		ops->shm_mount(0);
 		memset(&stat_lock_stat, 0, sizeof(stat_lock_stat));
 		file = ops->shmem_zero_setup(PAGES);
@@ -483,8 +477,7 @@ static void test_allocator_locks_per_fault(void **state)
 	int i, pass;
 
 	shmem_fault_page_shift(12);
-	for_each_variant(ops, i, shmem_fault_variants,
-			 shmem_fault_nr_variants) {
+	for_each_variant(ops, i, &shmem_fault_variants) {
 		bool old = ops != &shmem_fault_upstream;
 		const char *lru = old ? "lru_lock" : "lruvec_lock";
 

@@ -34,6 +34,10 @@ broken() {
 	[[ $status == 1 ]] && has "broken/$1-torture: .*FAILURE" && has "$2"
 }
 
+# A row of a variant table without its implementation: refused, one line.
+run "$build/tests/torture_check_broken" --list
+check "a variant row without an implementation is refused" eval '[[ $status == 2 ]] && [[ $(wc -l <"$tmp/out") == 1 ]] && has "^torture: broken: variant .typo.: a model row without an implementation \(.ops\)$"'
+
 run "$broken" --seconds=1 broken/sound
 check "a sound model passes" eval '[[ $status == 0 ]] && has "broken/sound-torture: .* Fail: 0$" && has "End of test: SUCCESS"'
 check "two holders of a lock are caught" broken unlocked "FAIL: task [0-9]+ took the lock task [0-9]+ holds"

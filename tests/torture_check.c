@@ -17,13 +17,26 @@
 enum broken { SOUND, UNLOCKED, BAD_COUNT, LOST_WAKEUP, POSTED, POSTED_MISSED,
 	      NR_BROKEN };
 
-static const char *const broken_names[NR_BROKEN] = {
-	[SOUND] = "sound",
-	[UNLOCKED] = "unlocked",
-	[BAD_COUNT] = "bad_count",
-	[LOST_WAKEUP] = "lost_wakeup",
-	[POSTED] = "posted",
-	[POSTED_MISSED] = "posted_missed",
+static const enum broken hows[NR_BROKEN] = {
+	SOUND, UNLOCKED, BAD_COUNT, LOST_WAKEUP, POSTED, POSTED_MISSED,
+};
+
+static const struct kscale_variant broken_rows[] = {
+	{ "sound", "a correct spinlock", &hows[SOUND] },
+	{ "unlocked", "no lock at all", &hows[UNLOCKED] },
+	{ "bad_count", "a count the quiet check finds wrong",
+	  &hows[BAD_COUNT] },
+	{ "lost_wakeup", "a sleeper never woken", &hows[LOST_WAKEUP] },
+	{ "posted", "a posted bug torture must catch", &hows[POSTED] },
+	{ "posted_missed", "a posted bug the variant does not have",
+	  &hows[POSTED_MISSED] },
+#ifdef BROKEN_ROW
+	{ "typo", "a row whose implementation was left out" },
+#endif
+};
+
+static const struct kscale_variant_table broken_variants = {
+	broken_rows, sizeof(broken_rows) / sizeof(broken_rows[0]),
 };
 
 static struct {
@@ -33,17 +46,9 @@ static struct {
 	unsigned long count, taken;
 } b;
 
-static const void *broken_variant(int i, const char **name)
-{
-	if (i >= NR_BROKEN)
-		return NULL;
-	*name = broken_names[i];
-	return &broken_names[i];
-}
-
 static int broken_init(const void *variant, int nr_tasks)
 {
-	b.how = (const char *const *)variant - broken_names;
+	b.how = *(const enum broken *)variant;
 	spin_lock_init(&b.lock);
 	b.owner = -1;
 	b.count = b.taken = 0;
@@ -82,7 +87,7 @@ static void broken_quiet(void)
 
 static const char *broken_posted_bug(const void *variant)
 {
-	enum broken how = (const char *const *)variant - broken_names;
+	enum broken how = *(const enum broken *)variant;
 
 	return how == POSTED || how == POSTED_MISSED ?
 	       "spin_lock() skipped now and then" : NULL;
@@ -90,7 +95,7 @@ static const char *broken_posted_bug(const void *variant)
 
 static const struct torture_model broken_torture = {
 	.name		= "broken",
-	.variant	= broken_variant,
+	.variants	= &broken_variants,
 	.init		= broken_init,
 	.op		= broken_op,
 	.quiet		= broken_quiet,

@@ -68,14 +68,6 @@ static struct {
 	unsigned long warnings, nr_quiet;
 } mw;
 
-static const void *mw_variant(int i, const char **name)
-{
-	if (i >= mnt_writers_nr_variants)
-		return NULL;
-	*name = mnt_writers_variants[i]->name;
-	return mnt_writers_variants[i];
-}
-
 /* The bookkeeping is sequentially consistent: each side sees the other's. */
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
@@ -343,7 +335,7 @@ static const char *mw_posted_bug(const void *variant)
 
 static const struct torture_model mnt_writers_torture = {
 	.name		= "mnt_writers",
-	.variant	= mw_variant,
+	.variants	= &mnt_writers_variants,
 	.init		= mw_init,
 	.op		= mw_op,
 	.quiet		= mw_quiet,

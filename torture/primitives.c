@@ -24,15 +24,6 @@
 
 enum prim { SPINLOCK, DECB_SPINLOCK, MUTEX, ATOMIC, PERCPU, RCU, NR_PRIMS };
 
-static const char *const prim_names[NR_PRIMS] = {
-	[SPINLOCK] = "spinlock",
-	[DECB_SPINLOCK] = "decb_spinlock",
-	[MUTEX] = "mutex",
-	[ATOMIC] = "atomic",
-	[PERCPU] = "percpu",
-	[RCU] = "rcu",
-};
-
 struct rcu_obj {
 	struct rcu_head rcu;
 	unsigned int magic;
@@ -54,13 +45,23 @@ static struct {
 	unsigned long trylock_fails;
 } p;
 
-static const void *prim_variant(int i, const char **name)
-{
-	if (i >= NR_PRIMS)
-		return NULL;
-	*name = prim_names[i];
-	return &prim_names[i];
-}
+static const enum prim prims[NR_PRIMS] = {
+	SPINLOCK, DECB_SPINLOCK, MUTEX, ATOMIC, PERCPU, RCU,
+};
+
+static const struct kscale_variant prim_rows[] = {
+	{ "spinlock", "the ticket spinlock_t", &prims[SPINLOCK] },
+	{ "decb_spinlock", "2.6.7's byte spinlock (lock; decb)",
+	  &prims[DECB_SPINLOCK] },
+	{ "mutex", "struct mutex on the model scheduler", &prims[MUTEX] },
+	{ "atomic", "atomic_t counts", &prims[ATOMIC] },
+	{ "percpu", "this_cpu counts summed over the CPUs", &prims[PERCPU] },
+	{ "rcu", "RCU readers against retire-and-free", &prims[RCU] },
+};
+
+static const struct kscale_variant_table prim_variants = {
+	prim_rows, NR_PRIMS,
+};
 
 static struct rcu_obj *rcu_obj_new(void)
 {
@@ -74,7 +75,7 @@ static struct rcu_obj *rcu_obj_new(void)
 
 static int prim_init(const void *variant, int nr_tasks)
 {
-	p.prim = (const char *const *)variant - prim_names;
+	p.prim = *(const enum prim *)variant;
 	spin_lock_init(&p.spin);
 	decb_spin_lock_init(&p.decb);
 	mutex_init(&p.mutex);
@@ -296,7 +297,7 @@ static void prim_cleanup(void)
 
 static const struct torture_model primitives_torture = {
 	.name		= "primitives",
-	.variant	= prim_variant,
+	.variants	= &prim_variants,
 	.init		= prim_init,
 	.task_init	= prim_task_init,
 	.op		= prim_op,

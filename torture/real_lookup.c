@@ -53,14 +53,6 @@ static struct {
 	unsigned long lookups, misses, waits, evictions, duplicates;
 } rl;
 
-static const void *rl_variant(int i, const char **name)
-{
-	if (i >= real_lookup_nr_variants)
-		return NULL;
-	*name = real_lookup_variants[i]->name;
-	return real_lookup_variants[i];
-}
-
 static int rl_init(const void *variant, int nr_tasks)
 {
 	int i;
@@ -293,7 +285,7 @@ static void rl_cleanup(void)
 
 static const struct torture_model real_lookup_torture = {
 	.name		= "real_lookup",
-	.variant	= rl_variant,
+	.variants	= &real_lookup_variants,
 	.init		= rl_init,
 	.task_init	= rl_task_init,
 	.op		= rl_op,

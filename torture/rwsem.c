@@ -31,20 +31,6 @@
 
 enum rt_mode { RT_READ, RT_WRITE, RT_DOWNGRADE, RT_READ_TRY, RT_WRITE_TRY };
 
-struct rt_variant {
-	const char *name;
-	const struct rwsem_ops *ops;
-	bool reader_owned_patch;
-	bool reader_mark;		/* readers set RWSEM_READER_OWNED */
-	void (*state)(struct rwsem_storage *sem, struct rwsem_state *st);
-};
-
-static const struct rt_variant rt_variants[] = {
-	{ "v4.6", &rwsem_v4_6_ops, false, false, rwsem_v4_6_state },
-	{ "reader_owned", &rwsem_v4_6_ops, true, true, rwsem_v4_6_state },
-	{ "upstream", &rwsem_upstream_ops, false, true, rwsem_upstream_state },
-};
-
 struct rt_sem {
 	struct rwsem_storage sem;
 	int readers, writers;		/* holders, counted by themselves */
@@ -60,21 +46,13 @@ struct rt_task {
 } ____cacheline_aligned;
 
 static struct {
-	const struct rt_variant *v;
+	const struct rwsem_variant *v;
 	struct rt_sem sems[NR_SEMS];
 	struct rt_task *tasks;
 	unsigned long warnings;
 	unsigned long reads, writes, downgrades, trylock_fails;
 	unsigned long sleeps, spins;
 } rt;
-
-static const void *rt_variant(int i, const char **name)
-{
-	if (i >= (int)(sizeof(rt_variants) / sizeof(rt_variants[0])))
-		return NULL;
-	*name = rt_variants[i].name;
-	return &rt_variants[i];
-}
 
 static int rt_init(const void *variant, int nr_tasks)
 {
@@ -337,7 +315,7 @@ static void rt_cleanup(void)
 
 static const struct torture_model rwsem_torture = {
 	.name		= "rwsem",
-	.variant	= rt_variant,
+	.variants	= &rwsem_variants,
 	.init		= rt_init,
 	.task_init	= rt_task_init,
 	.op		= rt_op,

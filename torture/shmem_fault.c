@@ -65,14 +65,6 @@ static struct {
 
 static const char zero_page[1UL << MAX_MM_PAGE_SHIFT];
 
-static const void *sf_variant(int i, const char **name)
-{
-	if (i >= shmem_fault_nr_variants)
-		return NULL;
-	*name = shmem_fault_variants[i]->name;
-	return shmem_fault_variants[i];
-}
-
 /* Where task id's range in its map k begins. */
 static unsigned long sf_base(int id, int k)
 {
@@ -347,7 +339,7 @@ static void sf_cleanup(void)
 
 static const struct torture_model shmem_fault_torture = {
 	.name		= "shmem_fault",
-	.variant	= sf_variant,
+	.variants	= &shmem_fault_variants,
 	.init		= sf_init,
 	.op		= sf_op,
 	.quiet		= sf_quiet,

@@ -483,13 +483,12 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'l':
 			for_each_torture_model(m) {
-				const char *name;
-				const void *v;
+				const struct kscale_variant *v;
 
-				for (int i = 0; (v = (*m)->variant(i, &name)); i++) {
-					const char *bug = posted_bug(*m, v);
+				for_each_variant_row(v, (*m)->variants) {
+					const char *bug = posted_bug(*m, v->ops);
 
-					printf("%s/%s%s%s\n", (*m)->name, name,
+					printf("%s/%s%s%s\n", (*m)->name, v->name,
 					       bug ? " posted bug: " : "",
 					       bug ? bug : "");
 				}
@@ -540,28 +539,36 @@ int main(int argc, char **argv)
 	bool *used;
 	int nr, i, failed = 0, ran = 0;
 
+	for_each_torture_model(m) {
+		char err[256];
+
+		if (kscale_variant_table_check((*m)->variants, err,
+					       sizeof(err))) {
+			fprintf(stderr, "torture: %s: %s\n", (*m)->name, err);
+			exit(2);
+		}
+	}
 	parse_args(argc, argv);
 	names = argv + optind;
 	nr = argc - optind;
 	used = calloc(nr + 1, sizeof(*used));
 	for_each_torture_model(m) {
-		const char *name;
+		const struct kscale_variant *v;
 
-		for (i = 0; (*m)->variant(i, &name); i++)
-			selected(names, nr, (*m)->name, name, used);
+		for_each_variant_row(v, (*m)->variants)
+			selected(names, nr, (*m)->name, v->name, used);
 	}
 	for (i = 0; i < nr; i++)
 		if (!used[i])
 			bad("model", names[i]);
 	machine_init();
 	for_each_torture_model(m) {
-		const char *name;
-		const void *v;
+		const struct kscale_variant *v;
 
-		for (i = 0; (v = (*m)->variant(i, &name)); i++) {
-			if (!selected(names, nr, (*m)->name, name, used))
+		for_each_variant_row(v, (*m)->variants) {
+			if (!selected(names, nr, (*m)->name, v->name, used))
 				continue;
-			failed += torture_variant(*m, v, name);
+			failed += torture_variant(*m, v->ops, v->name);
 			ran++;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../lib/harness/variant.h"
 #include "../lib/kernel/compiler.h"
 #include "../lib/kernel/torture.h"
 
@@ -30,8 +31,8 @@ struct torture_task {
 
 struct torture_model {
 	const char *name;
-	/* Its i-th variant and the variant's name; NULL past the last. */
-	const void *(*variant)(int i, const char **name);
+	/* The model's table (variant.h): each row's ops is what init() takes. */
+	const struct kscale_variant_table *variants;
 	/* Before the tasks start: 0, or -1 after torture_fail(). */
 	int (*init)(const void *variant, int nr_tasks);
 	void (*task_init)(struct torture_task *t);	/* optional */

@@ -20,6 +20,7 @@
 
 #include "../kernel/compiler.h"
 #include "../kernel/sched.h"
+#include "variant.h"
 
 struct kscale_run;
 
@@ -71,13 +72,6 @@ struct kscale_workload {
 	int (*teardown)(struct kscale_run *run);
 };
 
-struct kscale_variant {
-	const char *name;
-	const char *doc;
-	/* Runs on the host's scheduler (the real kernel, host libraries). */
-	bool host;
-};
-
 struct kscale_knob {
 	const char *name;		/* --name (with '-' for '_') */
 	const char *def;		/* default, a comma list */
@@ -93,8 +87,10 @@ struct kscale_model {
 	const char *doc;
 	const struct kscale_workload *workloads;
 	int nr_workloads;
-	const struct kscale_variant *variants;
-	int nr_variants;
+	/* The model's table (variant.h), then the bench's host rows. */
+	const struct kscale_variant_table *variants;
+	const struct kscale_variant *host_variants;
+	int nr_host_variants;
 	const struct kscale_knob *knobs;
 	int nr_knobs;
 	/* Once, before any run: calibrate, add context; 0 or -1 with err. */
@@ -105,15 +101,19 @@ extern const struct kscale_model kscale_model;
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A bench file ends with this, after its workloads[], variants[], knobs[]. */
-#define KSCALE_MODEL(_name, _doc, _init)				\
+/*
+ * A bench file ends with this, after its workloads[], host_variants[] (its
+ * host rows, variant.h) and knobs[]; _variants is the model's table.
+ */
+#define KSCALE_MODEL(_name, _doc, _init, _variants)			\
 	const struct kscale_model kscale_model = {			\
 		.name = (_name),					\
 		.doc = (_doc),						\
 		.workloads = workloads,					\
 		.nr_workloads = ARRAY_SIZE(workloads),			\
-		.variants = variants,					\
-		.nr_variants = ARRAY_SIZE(variants),			\
+		.variants = (_variants),				\
+		.host_variants = host_variants,				\
+		.nr_host_variants = ARRAY_SIZE(host_variants),		\
 		.knobs = knobs,						\
 		.nr_knobs = ARRAY_SIZE(knobs),				\
 		.init = (_init),					\
@@ -149,6 +149,12 @@ static inline void kscale_count(struct kscale_thread *t)
 }
 
 const char *kscale_variant(const struct kscale_run *run);
+/*
+ * The run's row: a model row's ->ops, or a host row's ->host.  A bench
+ * has one step vector a host row and one for every model row, which
+ * calls the row's ops: `k = row->host ?: &model_kind`.
+ */
+const struct kscale_variant *kscale_row(const struct kscale_run *run);
 const char *kscale_knob(const struct kscale_run *run, const char *name);
 long kscale_knob_long(const struct kscale_run *run, const char *name);
 int kscale_fail(struct kscale_run *run, const char *fmt, ...)
@@ -178,18 +184,6 @@ unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
 /* A counter already set for the run, 0 if none. */
 double kscale_counter(const struct kscale_run *run, const char *name);
 double kscale_now_ns(void);
-
-/*
- * The entry of a model's variant table (pointers to structs with a
- * ->name) named `key`, or NULL: the kernel-free variants, e.g. `real`.
- */
-#define kscale_find_variant(table, nr, key) ({				\
-	__typeof__(&*(table)[0]) __found = NULL;			\
-	for (int __i = 0; __i < (nr) && !__found; __i++)		\
-		if (!strcmp((table)[__i]->name, (key)))			\
-			__found = (table)[__i];				\
-	__found;							\
-})
 
 /* xorshift64: a cheap per-thread random stream (seed it non-zero). */
 static inline uint64_t kscale_rand64(uint64_t *s)

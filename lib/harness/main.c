@@ -45,7 +45,12 @@ static __attribute__((noreturn)) void die(const char *prog, const char *msg)
 
 const char *kscale_variant(const struct kscale_run *run)
 {
-	return run->bench->model->variants[run->bench->variant].name;
+	return run->bench->row->name;
+}
+
+const struct kscale_variant *kscale_row(const struct kscale_run *run)
+{
+	return run->bench->row;
 }
 
 const char *kscale_knob(const struct kscale_run *run, const char *name)
@@ -80,7 +85,7 @@ static char *bench_name(const struct registry *r, int w, int v,
 	int i;
 
 	off = snprintf(name, len, "%s/%s/%s", r->m->name,
-		       r->m->workloads[w].name, r->m->variants[v].name);
+		       r->m->workloads[w].name, kscale_variants.rows[v].name);
 	for (i = 0; i < r->m->nr_knobs; i++)
 		off += snprintf(name + off, len - off, "/%s:%s",
 				r->m->knobs[i].name, knob[i]);
@@ -111,7 +116,7 @@ static void register_one(struct registry *r, int w, int v, const char **knob,
 	memset(b, 0, sizeof(*b));
 	b->model = r->m;
 	b->workload = &r->m->workloads[w];
-	b->variant = v;
+	b->row = &kscale_variants.rows[v];
 	b->knob_value = malloc(r->m->nr_knobs * sizeof(char *));
 	memcpy(b->knob_value, knob, r->m->nr_knobs * sizeof(char *));
 	b->nr_threads = threads;
@@ -156,7 +161,7 @@ static void register_all(struct registry *r)
 	int w, v;
 
 	for (w = 0; w < r->m->nr_workloads; w++)
-		for (v = 0; v < r->m->nr_variants; v++)
+		for (v = 0; v < kscale_variants.nr; v++)
 			if (r->o->workload_on[w] && r->o->variant_on[v])
 				register_knobs(r, w, v, knob, 0);
 	free(knob);
@@ -165,20 +170,20 @@ static void register_all(struct registry *r)
 static void select_names(struct registry *r)
 {
 	const struct kscale_model *m = r->m;
-	const char **names = malloc((m->nr_workloads + m->nr_variants) *
+	const char **names = malloc((m->nr_workloads + kscale_variants.nr) *
 				    sizeof(char *));
 	int i;
 
 	r->o->workload_on = calloc(m->nr_workloads, sizeof(bool));
-	r->o->variant_on = calloc(m->nr_variants, sizeof(bool));
+	r->o->variant_on = calloc(kscale_variants.nr, sizeof(bool));
 	for (i = 0; i < m->nr_workloads; i++)
 		names[i] = m->workloads[i].name;
 	if (options_select(r->o->workloads, "workload", names,
 			   m->nr_workloads, r->o->workload_on, err, sizeof(err)))
 		die(m->name, err);
-	for (i = 0; i < m->nr_variants; i++)
-		names[i] = m->variants[i].name;
-	if (options_select(r->o->variants, "variant", names, m->nr_variants,
+	for (i = 0; i < kscale_variants.nr; i++)
+		names[i] = kscale_variants.rows[i].name;
+	if (options_select(r->o->variants, "variant", names, kscale_variants.nr,
 			   r->o->variant_on, err, sizeof(err)))
 		die(m->name, err);
 	free(names);

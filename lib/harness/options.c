@@ -245,6 +245,40 @@ static int parse_flag(struct kscale_options *o, const char *arg, char *err,
 	return 0;
 }
 
+struct kscale_variant_table kscale_variants;
+
+/* The model's rows, then the bench's host rows, each checked. */
+static int join_variants(const struct kscale_model *m, char *err, size_t len)
+{
+	int nr_model = m->variants->nr, nr = nr_model + m->nr_host_variants;
+	struct kscale_variant *all = malloc(nr * sizeof(*all));
+	char why[192] = "";
+	int i, j;
+
+	if (!all)
+		abort();
+	memcpy(all, m->variants->rows, nr_model * sizeof(*all));
+	memcpy(all + nr_model, m->host_variants,
+	       m->nr_host_variants * sizeof(*all));
+	for (i = 0; i < nr && !why[0]; i++) {
+		if (kscale_variant_check(&all[i], i < nr_model, why,
+					 sizeof(why)))
+			break;
+		for (j = 0; j < i; j++)
+			if (!strcmp(all[j].name, all[i].name))
+				snprintf(why, sizeof(why), "variant '%s': two "
+					 "rows", all[i].name);
+	}
+	if (why[0]) {
+		snprintf(err, len, "the variant table is wrong: %s", why);
+		free(all);
+		return -1;
+	}
+	kscale_variants.rows = all;
+	kscale_variants.nr = nr;
+	return 0;
+}
+
 static void options_defaults(struct kscale_options *o,
 			     const struct kscale_model *m, int argc, char **argv)
 {
@@ -268,6 +302,8 @@ int options_parse(struct kscale_options *o, const struct kscale_model *m,
 	int i;
 
 	options_defaults(o, m, argc, argv);
+	if (join_variants(m, err, len))
+		return -1;
 	for (i = 0; i < m->nr_knobs; i++)
 		if (set_knob(&m->knobs[i], &o->knobs[i], m->knobs[i].def,
 			     err, len))
@@ -387,9 +423,9 @@ void options_list(const struct kscale_model *m)
 	for (i = 0; i < m->nr_workloads; i++)
 		printf("  workload %-12s %s\n", m->workloads[i].name,
 		       m->workloads[i].doc);
-	for (i = 0; i < m->nr_variants; i++)
-		printf("  variant  %-12s %s\n", m->variants[i].name,
-		       m->variants[i].doc);
+	for (i = 0; i < kscale_variants.nr; i++)
+		printf("  variant  %-12s %s\n", kscale_variants.rows[i].name,
+		       kscale_variants.rows[i].doc);
 	for (i = 0; i < m->nr_knobs; i++)
 		printf("  knob     %-12s %s (default %s)\n", m->knobs[i].name,
 		       m->knobs[i].doc, m->knobs[i].def);
@@ -397,11 +433,10 @@ void options_list(const struct kscale_model *m)
 
 bool kscale_variant_selected(const struct kscale_options *o, const char *name)
 {
-	const struct kscale_model *m = &kscale_model;
 	int i;
 
-	for (i = 0; i < m->nr_variants; i++)
-		if (!strcmp(m->variants[i].name, name))
+	for (i = 0; i < kscale_variants.nr; i++)
+		if (!strcmp(kscale_variants.rows[i].name, name))
 			return o->variant_on[i];
 	return false;
 }
@@ -427,8 +462,9 @@ void kscale_skip_variant(const struct kscale_options *o, const char *name,
 	char key[96];
 	int i;
 
-	for (i = 0; i < m->nr_variants; i++)
-		if (!strcmp(m->variants[i].name, name) && o->variant_on[i]) {
+	for (i = 0; i < kscale_variants.nr; i++)
+		if (!strcmp(kscale_variants.rows[i].name, name) &&
+		    o->variant_on[i]) {
 			o->variant_on[i] = false;
 			fprintf(stderr, "%s: %s skipped: %s\n", m->name, name,
 				why);

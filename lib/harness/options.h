@@ -32,7 +32,7 @@ struct kscale_options {
 	bool help;
 	bool oversubscribe;
 	bool *workload_on;		/* [nr_workloads] after --workloads */
-	bool *variant_on;		/* [nr_variants] after --variants */
+	bool *variant_on;		/* [kscale_variants.nr] after --variants */
 	struct knob_values *knobs;	/* [kscale_model.nr_knobs] */
 	const char *calibration;	/* --calibration=FILE, or NULL */
 	const char *out;		/* --benchmark_out, written via a temp file */
@@ -40,6 +40,9 @@ struct kscale_options {
 	int gb_argc;			/* Google Benchmark's own flags */
 	char **gb_argv;
 };
+
+/* The model's rows then the bench's host rows, as options_parse() checked. */
+extern struct kscale_variant_table kscale_variants;
 
 int options_parse(struct kscale_options *o, const struct kscale_model *m,
 		  int argc, char **argv, char *err, size_t len);

@@ -463,8 +463,8 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 	char why[512];
 	int i, n = 0, found;
 
-	for (i = 0; i < m->nr_variants; i++)
-		host |= m->variants[i].host && o->variant_on[i];
+	for (i = 0; i < kscale_variants.nr; i++)
+		host |= kscale_variants.rows[i].host && o->variant_on[i];
 	while (named && named[n])
 		n++;
 	if (!o->perf) {

@@ -454,7 +454,7 @@ static bool run_prepare(struct kscale_bench *b)
 			    b->cpu_of_thread[0]);
 		return false;
 	}
-	b->model_sched = !b->model->variants[b->variant].host;
+	b->model_sched = !b->row->host;
 	if (b->model_sched && sched_fifo && rt_throttle_lift())
 		fprintf(stderr, "kscale: %s: RT throttling stays on: model "
 			"tasks may stop for 50 ms a second\n", b->name);

@@ -25,7 +25,7 @@ struct kscale_bench {
 	char *name;
 	const struct kscale_model *model;
 	const struct kscale_workload *workload;
-	int variant;
+	const struct kscale_variant *row;
 	const char **knob_value;	/* [model->nr_knobs] */
 	int nr_threads;
 	int *cpu_of_thread;		/* [nr_threads] */

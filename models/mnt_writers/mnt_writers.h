@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../lib/harness/variant.h"
 #include "../../lib/kernel/compiler.h"
 
 struct vfsmount;
@@ -59,8 +60,8 @@ long mnt_atomic_sb_writers(void);
 extern unsigned long mnt_underflows_coalesced;
 void *mnt_cache_zalloc(size_t size);
 
-extern const struct mnt_writers_ops *const mnt_writers_variants[];
-extern const int mnt_writers_nr_variants;
+/* The model's variant table: each row's .ops a struct mnt_writers_ops. */
+extern const struct kscale_variant_table mnt_writers_variants;
 
 #define MNT_READONLY	0x40	/* does the user want this to be r/o? */
 

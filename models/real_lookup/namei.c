@@ -258,12 +258,13 @@ const struct real_lookup_ops real_lookup_parallel = {
 	.lookup = walk_component,
 };
 
-const struct real_lookup_ops *const real_lookup_variants[] = {
-	&real_lookup_i_mutex,
-	&real_lookup_sharded,
-	&real_lookup_immutable,
-	&real_lookup_parallel,
-};
-
-const int real_lookup_nr_variants =
-	sizeof(real_lookup_variants) / sizeof(real_lookup_variants[0]);
+KSCALE_VARIANT_TABLE(real_lookup_variants,
+	{ "i_mutex", "2.6.32: real_lookup() under the directory's i_mutex",
+	  &real_lookup_i_mutex },
+	{ "sharded", "--dirs identical magic directories, requests "
+		     "round-robin (seed: 5-10x)", &real_lookup_sharded },
+	{ "immutable", "the seed's bypass: no i_mutex on an S_IMMUTABLE "
+		       "directory (seed: 2.5x)", &real_lookup_immutable },
+	{ "parallel", "4.7+: i_rwsem shared, d_alloc_parallel(), in-lookup "
+		      "waiters", &real_lookup_parallel },
+);

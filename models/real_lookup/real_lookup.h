@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../lib/harness/variant.h"
 #include "../../lib/kernel/blkdev.h"
 #include "dcache.h"
 
@@ -36,8 +37,8 @@ extern const struct real_lookup_ops real_lookup_sharded;
 extern const struct real_lookup_ops real_lookup_immutable;
 extern const struct real_lookup_ops real_lookup_parallel;
 
-extern const struct real_lookup_ops *const real_lookup_variants[];
-extern const int real_lookup_nr_variants;
+/* The model's variant table: each row's .ops a struct real_lookup_ops. */
+extern const struct kscale_variant_table real_lookup_variants;
 
 /* The filesystem's ->lookup(): this many ns of work, e.g. parsing an inode, */
 extern unsigned long fs_lookup_ns;

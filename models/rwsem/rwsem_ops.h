@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "../../lib/harness/variant.h"
 #include "../../lib/kernel/lockstat.h"
 
 struct task_struct;
@@ -133,5 +134,19 @@ struct rwsem_state {
 
 void rwsem_upstream_state(struct rwsem_storage *sem, struct rwsem_state *st);
 void rwsem_v4_6_state(struct rwsem_storage *sem, struct rwsem_state *st);
+
+/*
+ * A row's implementation in the model's variant table (variants.c): the
+ * version, the seed's patch switch (rwsem_reader_owned_patch, set before
+ * any use) and whether readers then mark the owner RWSEM_READER_OWNED.
+ */
+struct rwsem_variant {
+	const struct rwsem_ops *ops;
+	bool reader_owned_patch;
+	bool reader_mark;
+	void (*state)(struct rwsem_storage *sem, struct rwsem_state *st);
+};
+
+extern const struct kscale_variant_table rwsem_variants;
 
 #endif

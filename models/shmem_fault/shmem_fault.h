@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../lib/harness/variant.h"
 #include "../../lib/kernel/page_alloc.h"
 #include "../../lib/kernel/spinlock_decb.h"
 
@@ -59,8 +60,8 @@ extern const struct shmem_fault_ops shmem_fault_nosbinfo;
 extern const struct shmem_fault_ops shmem_fault_no_sbinfo_mount;
 extern const struct shmem_fault_ops shmem_fault_upstream;
 
-extern const struct shmem_fault_ops *const shmem_fault_variants[];
-extern const int shmem_fault_nr_variants;
+/* The model's variant table: each row's .ops a struct shmem_fault_ops. */
+extern const struct kscale_variant_table shmem_fault_variants;
 
 /*
  * Between runs, with no object left: the modelled machine's page size

@@ -3,15 +3,16 @@
 
 __thread struct lock_class_stats stat_lock_stat;
 
-const struct shmem_fault_ops *const shmem_fault_variants[] = {
-	&shmem_fault_stat_lock,
-	&shmem_fault_nosbinfo,
-	&shmem_fault_no_sbinfo_mount,
-	&shmem_fault_upstream,
-};
-
-const int shmem_fault_nr_variants =
-	sizeof(shmem_fault_variants) / sizeof(shmem_fault_variants[0]);
+KSCALE_VARIANT_TABLE(shmem_fault_variants,
+	{ "stat_lock", "2.6.7: the superblock stat_lock on every fault",
+	  &shmem_fault_stat_lock },
+	{ "nosbinfo", "the seed: SHMEM_NOSBINFO on dev/zero inodes skips the "
+		      "superblock's books", &shmem_fault_nosbinfo },
+	{ "no_sbinfo_mount", "2.6.9 as merged: the internal mount has no "
+			     "sbinfo", &shmem_fault_no_sbinfo_mount },
+	{ "upstream", "today: xarray lock, inode i_lock, info->lock; no "
+		      "superblock lock", &shmem_fault_upstream },
+);
 
 void shmem_fault_page_shift(unsigned int shift)
 {

@@ -39,8 +39,14 @@ static const struct kscale_workload workloads[] = {
 	{ .name = "openbench" }, { .name = "stat" },
 };
 
-static const struct kscale_variant variants[] = {
-	{ .name = "atomic" }, { .name = "percpu" }, { .name = "real" },
+static const int impl;
+
+KSCALE_VARIANT_TABLE(fuzz_variants,
+	{ "atomic", "", &impl }, { "percpu", "", &impl },
+);
+
+static const struct kscale_variant host_variants[] = {
+	{ "real", "", .host = &impl },
 };
 
 static const struct kscale_knob knobs[] = {
@@ -50,7 +56,8 @@ static const struct kscale_knob knobs[] = {
 	{ "rw", "randrw", "pattern", check_rw },
 };
 
-KSCALE_MODEL("fuzz", "options_parse() under libFuzzer", NULL);
+KSCALE_MODEL("fuzz", "options_parse() under libFuzzer", NULL,
+	     &fuzz_variants);
 
 /* options.c's kscale_skip_variant() adds context: not called here. */
 void kscale_add_context(const char *key, const char *fmt, ...)

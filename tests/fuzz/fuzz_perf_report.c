@@ -39,6 +39,8 @@ pid_t kscale_spawn(char *const argv[], const char *out)
 	return -1;
 }
 
+struct kscale_variant_table kscale_variants;
+
 static const char *fuzz_symbols[] = {
 	"do_syscall_64", "osq_lock", "rwsem_down_write_slowpath", "_raw_spin",
 };

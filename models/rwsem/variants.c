@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "rwsem_ops.h"
+
+static const struct rwsem_variant v4_6 = {
+	.ops = &rwsem_v4_6_ops,
+	.state = rwsem_v4_6_state,
+};
+
+static const struct rwsem_variant reader_owned = {
+	.ops = &rwsem_v4_6_ops,
+	.reader_owned_patch = true,
+	.reader_mark = true,
+	.state = rwsem_v4_6_state,
+};
+
+static const struct rwsem_variant upstream = {
+	.ops = &rwsem_upstream_ops,
+	.reader_mark = true,
+	.state = rwsem_upstream_state,
+};
+
+KSCALE_VARIANT_TABLE(rwsem_variants,
+	{ "v4.6", "rwsem-xadd as in v4.6: owner NULL for readers and for a "
+		  "writer not yet set", &v4_6 },
+	{ "reader_owned", "the seed (4.8): RWSEM_READER_OWNED, spinning stops "
+			  "when readers own the lock", &reader_owned },
+	{ "upstream", "today's rwsem (v6.18 kernel/locking/rwsem.c): "
+		      "handoff, bounded spinning on readers", &upstream },
+);
