@@ -328,10 +328,9 @@ static int mnt_writers_init(const struct kscale_options *o, char *err,
 	if (tmpfs_dirs_create(&real_dirs, MAX_MOUNTS, err, len))
 		return -1;
 	snprintf(path, sizeof(path), "%s/calibrate", real_dirs.path[0]);
-	if (kscale_calibrated("mnt_writers.path_work_ns", &path_work_auto_ns,
-			      measure_path_work, path, err, len))
+	if (kscale_auto("mnt_writers.path_work_ns", NULL, &path_work_auto_ns,
+			measure_path_work, path, err, len))
 		return -1;
-	kscale_add_context("path_work_ns_auto", "%lu", path_work_auto_ns);
 	if (kscale_variant_selected(o, "real")) {
 		kscale_add_context("real_mounts", "%s", real_dirs.how);
 		fprintf(stderr, "mnt_writers: real: %s\n", real_dirs.how);

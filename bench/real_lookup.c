@@ -428,10 +428,9 @@ static int real_lookup_init(const struct kscale_options *o, char *err,
 {
 	if (tmpfs_dirs_create(&real_dirs, 1, err, len))
 		return -1;
-	if (kscale_calibrated("real_lookup.fs_lookup_ns", &fs_lookup_auto_ns,
-			      measure_fs_lookup, real_dirs.path[0], err, len))
+	if (kscale_auto("real_lookup.fs_lookup_ns", NULL, &fs_lookup_auto_ns,
+			measure_fs_lookup, real_dirs.path[0], err, len))
 		return -1;
-	kscale_add_context("fs_lookup_ns_auto", "%lu", fs_lookup_auto_ns);
 	if (kscale_variant_selected(o, "real"))
 		report_open_by_handle();
 	if (fuse_server_unavailable()) {

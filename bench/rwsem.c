@@ -741,8 +741,7 @@ static int fio_teardown(struct kscale_run *run)
 /* lseek(SEEK_DATA) less lseek(SEEK_CUR) on a file of the XFS. */
 static int measure_map_work(void *arg, double *ns, char *err, size_t len)
 {
-	struct calibration c = { .size = 16 << 20, .rng = 1 };
-	double seek, null;
+	struct calibration c = { .size = 16 << 20, .rng = 1 }, null;
 	char path[400];
 	int ret;
 
@@ -754,15 +753,13 @@ static int measure_map_work(void *arg, double *ns, char *err, size_t len)
 		snprintf(err, len, "%s: %s", path, strerror(errno));
 		ret = -1;
 	} else {
-		ret = kscale_calibrate(seek_round, &c, &seek, err, len);
-		c.write = true;
-		if (!ret)
-			ret = kscale_calibrate(seek_round, &c, &null, err, len);
+		null = c;
+		null.write = true;
+		ret = kscale_calibrate_less(seek_round, &c, seek_round, &null,
+					    ns, NULL, NULL, err, len);
 		close(c.fd);
 	}
 	unlink(path);
-	if (!ret)
-		*ns = seek - null;
 	return ret;
 }
 
@@ -790,12 +787,9 @@ static int rwsem_init_model(const struct kscale_options *o, char *err,
 	}
 	if (!kscale_knob_has_value(o, "map_ns", "auto"))
 		return 0;
-	if (kscale_calibrated("rwsem.map_ns", &map_auto_ns, measure_map_work,
-			      NULL, err, len))
-		return -1;
-	kscale_add_context("map_ns_auto", "%lu (lseek SEEK_DATA less SEEK_CUR "
-			   "on XFS)", map_auto_ns);
-	return 0;
+	return kscale_auto("rwsem.map_ns", "lseek SEEK_DATA less SEEK_CUR on "
+			   "XFS", &map_auto_ns, measure_map_work, NULL, err,
+			   len);
 }
 
 static int check_rw(const char *v, char *err, size_t len)

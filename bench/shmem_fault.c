@@ -375,13 +375,12 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 
 	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
 	shmem_fault_upstream.shm_mount(0);
-	if (kscale_calibrate(real_fault_round, NULL, &real_ns, err, len) ||
-	    kscale_calibrate(model_fault_round, (void *)&shmem_fault_upstream,
-			     &model_ns, err, len))
+	if (kscale_calibrate_less(real_fault_round, NULL, model_fault_round,
+				  (void *)&shmem_fault_upstream, ns, &real_ns,
+				  &model_ns, err, len))
 		return -1;
 	kscale_add_context("real_fault_ns", "%.0f", real_ns);
 	kscale_add_context("model_fault_ns", "%.0f", model_ns);
-	*ns = real_ns - model_ns;
 	return 0;
 }
 
@@ -395,12 +394,10 @@ static int shmem_fault_init(const struct kscale_options *o, char *err,
 	}
 	/* a pinned 0.3 s of faulting: only for the runs that take auto */
 	if (kscale_knob_has_value(o, "fault_work_ns", "auto")) {
-		if (kscale_calibrated("shmem_fault.fault_work_ns",
-				      &fault_work_auto_ns, measure_fault_work,
-				      NULL, err, len))
+		if (kscale_auto("shmem_fault.fault_work_ns", NULL,
+				&fault_work_auto_ns, measure_fault_work, NULL,
+				err, len))
 			return -1;
-		kscale_add_context("fault_work_ns_auto", "%lu",
-				   fault_work_auto_ns);
 	}
 	kscale_add_context("not_modelled", "TLB, PTE installation, the "
 			   "fault's page references, memcg, swap: only their "

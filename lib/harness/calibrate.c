@@ -10,6 +10,7 @@
 #include "../kernel/sched.h"
 #include "../sys/affinity.h"
 #include "../sys/median.h"
+#include "kscale.h"
 #include "calibrate.h"
 
 static int calibrate_on = -1;
@@ -286,6 +287,39 @@ int kscale_calibrated(const char *name, unsigned long *ns,
 		return -1;
 	}
 	return save(err, len);
+}
+
+int kscale_auto(const char *name, const char *how, unsigned long *ns,
+		int (*measure)(void *arg, double *ns, char *err, size_t len),
+		void *arg, char *err, size_t len)
+{
+	const char *knob = strchr(name, '.');
+	char key[96];
+
+	if (kscale_calibrated(name, ns, measure, arg, err, len))
+		return -1;
+	snprintf(key, sizeof(key), "%s_auto", knob ? knob + 1 : name);
+	kscale_add_context(key, "%lu%s%s%s", *ns, how ? " (" : "",
+			   how ? how : "", how ? ")" : "");
+	return 0;
+}
+
+int kscale_calibrate_less(kscale_round_fn *round, void *arg,
+			  kscale_round_fn *base, void *base_arg, double *ns,
+			  double *round_ns, double *base_ns, char *err,
+			  size_t len)
+{
+	double r, b;
+
+	if (kscale_calibrate(round, arg, &r, err, len) ||
+	    kscale_calibrate(base, base_arg, &b, err, len))
+		return -1;
+	*ns = r - b;
+	if (round_ns)
+		*round_ns = r;
+	if (base_ns)
+		*base_ns = b;
+	return 0;
 }
 
 const char *kscale_calibration_summary(void)

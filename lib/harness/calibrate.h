@@ -77,6 +77,26 @@ int kscale_calibrated(const char *name, unsigned long *ns,
 				     size_t len),
 		      void *arg, char *err, size_t len);
 
+/*
+ * A knob's `auto`: kscale_calibrated() under name ("<model>.<knob>"), the
+ * value then in the context as "<knob>_auto", followed by how (" (...)")
+ * when how is not NULL.
+ */
+int kscale_auto(const char *name, const char *how, unsigned long *ns,
+		int (*measure)(void *arg, double *ns, char *err, size_t len),
+		void *arg, char *err, size_t len);
+
+/*
+ * ns per operation of round(arg) less those of base(base_arg), what the
+ * round does that the work does not stand for (the model's own share of
+ * it, a null operation), each through kscale_calibrate(): 0, or -1 with
+ * err.  The two into round_ns and base_ns unless NULL.
+ */
+int kscale_calibrate_less(kscale_round_fn *round, void *arg,
+			  kscale_round_fn *base, void *base_arg, double *ns,
+			  double *round_ns, double *base_ns, char *err,
+			  size_t len);
+
 /* "FILE: N values reused, M measured" so far; NULL without a FILE. */
 const char *kscale_calibration_summary(void);
 
