@@ -274,6 +274,7 @@ static int join_variants(const struct kscale_model *m, char *err, size_t len)
 		free(all);
 		return -1;
 	}
+	free((void *)kscale_variants.rows);	/* a parse before (the fuzzer) */
 	kscale_variants.rows = all;
 	kscale_variants.nr = nr;
 	return 0;
