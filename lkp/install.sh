@@ -122,4 +122,4 @@ if [[ ! -x $dest/bin/event/wakeup && -f $dest/bin/event/Makefile ]]; then
 fi
 restore_symlinks
 [[ -f $dest/hosts/$(hostname) ]] ||
-	say "note: no hosts/$(hostname): lkp split-job needs one (see README, \"Running on lkp-tests\")"
+	say "note: no hosts/$(hostname): lkp split-job needs one (see docs/lkp.md)"

@@ -11,7 +11,7 @@ KSCALE_PACKAGES=(
 	# fuzzing (tests/fuzz): libFuzzer is clang's, hypothesis drives the Python
 	clang libclang-rt-14-dev python3-hypothesis
 	fio xfsprogs linux-perf
-	# lkp-tests (tests/test_lkp.sh, README "Running on lkp-tests")
+	# lkp-tests (tests/test_lkp.sh, docs/lkp.md)
 	ruby ruby-activesupport ruby-tty-command ruby-git ruby-term-ansicolor
 	ruby-colorize
 )
