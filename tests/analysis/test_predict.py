@@ -363,17 +363,17 @@ class ModelTest(unittest.TestCase):
                                      r"\(100 ns\), nested")
         self.assertAlmostEqual(network.predict(p, self.here, 1).throughput, 1e7)
 
-    def test_io_sleeps_off_the_cpu(self):
-        # a lookup: 120 us an operation, a 100 us read on 99% of them (the
-        # dcache misses, fs_io_us 100) under one of 100 directory locks;
-        # 21 us of CPU work outside them
-        knobs = (("dcache", "1000"), ("fs_io_us", "100"))
+    def io_rows(self, **io):
+        # a lookup: 120 us an operation, a 100 us read on 99% of them
+        # under one of 100 directory locks (the model reports the sleep
+        # and the read); 21 us of CPU work outside them
         # (lines=0: no transfers, so the product form is the exact answer)
-        rows = [row("v", 1, 1e9 / 120000, {"dir": resource(0.99, 100000, instances=100,
-                                                          sleeps=1, lines=0)},
-                    dcache_hit_ratio=0.01)]
-        s = series.Series(("real_lookup", "w", "sharded", knobs), CONTEXT, 0, {1: rows}, {})
-        p = self.params(s)
+        return [row("v", 1, 1e9 / 120000, {"dir": resource(0.99, 100000, instances=100,
+                                                          sleeps=1, lines=0)}, **io)]
+
+    def test_io_sleeps_off_the_cpu(self):
+        p = self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=99000.0,
+                                                     io_read_ns=100000.0)))
         self.assertAlmostEqual(p.io_delay, 0.0)
         self.assertAlmostEqual(p.cpu_outside, 21000.0)
         self.assertAlmostEqual(p.resources[0].io_share, 100000.0)
@@ -389,6 +389,21 @@ class ModelTest(unittest.TestCase):
         two = network.predict(p, self.here, 2).throughput
         want = product_form_throughput(2, [mva.Centre(990.0, 100)], 21000.0)
         self.assertAlmostEqual(two, want * 1e9, delta=1e-6 * two)
+
+    def test_bad_io_counters_are_refused(self):
+        for name in ("io_sleep_ns_per_op", "io_read_ns"):
+            rows = self.io_rows(**{"io_sleep_ns_per_op": 99000.0, "io_read_ns": 1e5,
+                                   name: -1.0})
+            with self.assertRaisesRegex(KscaleError, rf"^m/w/v: {name} is -1 in its "
+                                                     r"1-thread rows: times are >= 0$"):
+                self.params(profiled_series(rows))
+        # which holds could it sleep in?
+        with self.assertRaisesRegex(KscaleError, r"^m/w/v: io_sleep_ns_per_op without "
+                                                 r"io_read_ns in its 1-thread rows$"):
+            self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=99000.0)))
+        # no sleep: no read needed
+        p = self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=0.0)))
+        self.assertEqual(p.io_delay, 0.0)
 
     def test_metric_conversion(self):
         # faults_per_sec_per_cpu: 2 faults an operation, per CPU in use

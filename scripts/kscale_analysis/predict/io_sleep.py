@@ -1,29 +1,30 @@
 """kscale predict's sleeping I/O: how long an operation sleeps on a disk,
-and which holds it sleeps in."""
+as the model reports it, and which holds it sleeps in."""
 
-import re
+from ..results import KscaleError
+from .series import key_label, median_of
 
-from .series import median_of
+IO_COUNTERS = ("io_sleep_ns_per_op", "io_read_ns")
 
 
-def io_per_op(knobs, rows):
-    """(ns per operation a thread sleeps on the model disk, ns a read):
-    the fs_io_us knob times the reads per operation (the dentry cache's
-    misses, less those the inode cache serves)."""
-    io_us = dict(knobs).get("fs_io_us")
-    if not io_us or not re.fullmatch(r"[0-9]{1,9}", io_us) or int(io_us) == 0:
-        return 0.0, 0.0
-    reads = 1.0
-    for ratio in ("dcache_hit_ratio", "icache_hit_ratio"):
-        hit = median_of(rows, ratio)
-        if hit is not None:
-            reads *= 1.0 - min(1.0, max(0.0, hit))
-    return int(io_us) * 1000.0 * reads, int(io_us) * 1000.0
+def io_per_op(key, rows):
+    """(ns per operation a thread sleeps on I/O, ns a read): the medians of
+    the counters io_sleep_ns_per_op and io_read_ns, which any model may
+    report (the read's length tells the holds the sleep can be in)."""
+    sleep, read = (median_of(rows, name) for name in IO_COUNTERS)
+    for name, got in zip(IO_COUNTERS, (sleep, read)):
+        if got is not None and got < 0:
+            raise KscaleError(f"{key_label(key)}: {name} is {got:g} in its 1-thread "
+                              "rows: times are >= 0")
+    if sleep and read is None:
+        raise KscaleError(f"{key_label(key)}: io_sleep_ns_per_op without io_read_ns "
+                          "in its 1-thread rows")
+    return sleep or 0.0, read or 0.0
 
 
 def place_io(resources, io, read):
     """Put the I/O sleep inside the exclusive holds long enough to hold a
-    read (real_lookup reads the inode under the directory's i_mutex),
+    read (as real_lookup reads an inode under its directory's i_mutex),
     longest first; return what is left outside them."""
     for r in sorted(resources, key=lambda r: -r.hold):
         if io <= 0 or r.scope == "cpu" or r.hold < read or not r.visits:

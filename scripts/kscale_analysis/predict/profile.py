@@ -114,7 +114,7 @@ def extract(key, rows1, rows2, metric, timing=None):
         notes.append(f"{label}: holds ({held:.0f} ns) exceed the time per operation "
                      f"({t1:.0f} ns), nested: the read and per-CPU holds taken as "
                      f"the {t1 - exclusive:.0f} ns outside the exclusive ones")
-    io_delay = place_io(resources, *io_per_op(key[3], rows1))
+    io_delay = place_io(resources, *io_per_op(key, rows1))
     cpu_outside = max(0.0, t1 - exclusive - io_delay)
     return Params(key, t1, resources, cpu_outside, io_delay, ratio, metric, len(timing),
                   "profiled" if timing is rows1 else "plain", notes)
