@@ -267,9 +267,15 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 		reads += magic_disks[d].nr_reads;
 		queued += magic_disks[d].nr_queued;
 	}
-	if (fs_io_ns)
+	if (fs_io_ns) {
 		kscale_set_counter(run, "fs_io_queued_pct", 100.0 * queued /
 				   (reads ? reads : 1));
+		/* kscale predict: a read per dcache miss the icache misses */
+		kscale_set_counter(run, "io_sleep_ns_per_op", fs_io_ns *
+				   (1 - kscale_counter(run, "dcache_hit_ratio")) *
+				   (1 - kscale_counter(run, "icache_hit_ratio")));
+		kscale_set_counter(run, "io_read_ns", fs_io_ns);
+	}
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",

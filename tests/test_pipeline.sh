@@ -240,6 +240,10 @@ assert rows
 for b in rows:
     # one read at a time and more tasks than that: some reads queue
     assert 0 < b["fs_io_queued_pct"] <= 100, b
+    # kscale predict's I/O: a 50 us read for each dcache miss
+    assert b["io_read_ns"] == 50000, b
+    want = 50000 * (1 - b["dcache_hit_ratio"])
+    assert 0 < b["io_sleep_ns_per_op"] and abs(b["io_sleep_ns_per_op"] - want) < 1e-6, b
 PY
 }
 

@@ -10,7 +10,8 @@ import unittest
 from fractions import Fraction
 
 from . import REPO, run_cli
-from kscale_analysis import mva, predict, usl
+from kscale_analysis import mva, usl
+from kscale_analysis.predict import machine, network, profile, seeds, series
 from kscale_analysis.results import KscaleError
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -164,49 +165,49 @@ class MachineTest(unittest.TestCase):
         return path
 
     def test_parses_a_machine_file(self):
-        m = predict.read_machine(self.machine_file(MACHINE))
+        m = machine.read_machine(self.machine_file(MACHINE))
         self.assertEqual((m.name, m.cpus, m.nodes, m.threads_per_core), ("box", 512, 16, 2))
         self.assertEqual(m.line_ns, {"smt": 10.0, "node": 50.0, "remote": 300.0})
         self.assertEqual(m.ghz, 2.0)
         self.assertEqual(m.sources["line_ns_node"], "a paper, https://example.com/a")
 
     def test_latency_mix_of_a_compact_placement(self):
-        m = predict.read_machine(self.machine_file(MACHINE))
+        m = machine.read_machine(self.machine_file(MACHINE))
         # 16 threads: one a core of node 0, no siblings, no other node
-        self.assertEqual(predict.placement(m, 16), {"smt": 0, "node": 240, "remote": 0})
-        self.assertEqual(predict.line_latency(m, 16), 50.0)
+        self.assertEqual(machine.placement(m, 16), {"smt": 0, "node": 240, "remote": 0})
+        self.assertEqual(machine.line_latency(m, 16), 50.0)
         # 32: node 0 full, each core's two siblings pair: 16 x 2 ordered pairs
-        self.assertEqual(predict.placement(m, 32), {"smt": 32, "node": 960, "remote": 0})
-        self.assertAlmostEqual(predict.line_latency(m, 32), (32 * 10 + 960 * 50) / 992)
+        self.assertEqual(machine.placement(m, 32), {"smt": 32, "node": 960, "remote": 0})
+        self.assertAlmostEqual(machine.line_latency(m, 32), (32 * 10 + 960 * 50) / 992)
         # 48: node 1 half full, one a core
-        self.assertEqual(predict.placement(m, 48),
+        self.assertEqual(machine.placement(m, 48),
                          {"smt": 32, "node": 960 + 240, "remote": 48 * 47 - 992 - 240})
         # 512: 16 full nodes; 261632 ordered pairs, 15872 in a node
-        pairs = predict.placement(m, 512)
+        pairs = machine.placement(m, 512)
         self.assertEqual(pairs, {"smt": 512, "node": 15872 - 512, "remote": 261632 - 15872})
-        self.assertAlmostEqual(predict.line_latency(m, 512),
+        self.assertAlmostEqual(machine.line_latency(m, 512),
                                (512 * 10 + 15360 * 50 + 245760 * 300) / 261632)
-        self.assertEqual(predict.line_latency(m, 1), 0.0)
+        self.assertEqual(machine.line_latency(m, 1), 0.0)
 
     def test_a_core_of_siblings_pairs_them_at_once(self):
-        m = predict.make_machine("vm", {"cpus": "2", "threads_per_core": "2",
+        m = machine.make_machine("vm", {"cpus": "2", "threads_per_core": "2",
                                         "line_ns_smt": "15"}, "test")
-        self.assertEqual(predict.line_latency(m, 2), 15.0)
+        self.assertEqual(machine.line_latency(m, 2), 15.0)
 
     def test_this_machine_from_the_context(self):
         contexts = [{"kscale_allowed_cpus": "2", "kscale_nodes": "1",
                      "kscale_threads_per_core": "1", "kscale_line_ns_smt": "none",
                      "kscale_line_ns_node": v, "kscale_line_ns_remote": "none",
                      "mhz_per_cpu": 2600} for v in ("90", "60", "20")]
-        here = predict.context_machine(contexts, "t")
+        here = machine.context_machine(contexts, "t")
         self.assertEqual((here.cpus, here.line_ns["node"], here.ghz), (2, 60.0, 2.6))
-        big = predict.extended(here)
+        big = machine.extended(here)
         self.assertEqual((big.cpus, big.nodes, big.line_ns["node"]), (512, 1, 60.0))
         with self.assertRaisesRegex(KscaleError, "no line latencies"):
-            predict.context_machine([{"kscale_allowed_cpus": "2"}], "t")
+            machine.context_machine([{"kscale_allowed_cpus": "2"}], "t")
         emulated = dict(contexts[1], kscale_nodes="2",
                         kscale_line_ns_remote="none (nodes emulated)")
-        self.assertEqual(predict.context_machine([emulated], "t").line_ns["remote"], 60.0)
+        self.assertEqual(machine.context_machine([emulated], "t").line_ns["remote"], 60.0)
 
     def test_malformed_machine_files(self):
         cases = {
@@ -223,9 +224,9 @@ class MachineTest(unittest.TestCase):
         }
         for text, error in cases.items():
             with self.assertRaisesRegex(KscaleError, error, msg=text):
-                predict.read_machine(self.machine_file(text))
+                machine.read_machine(self.machine_file(text))
         with self.assertRaisesRegex(KscaleError, "no such machine file"):
-            predict.read_machine(os.path.join(self.tmp, "nope.conf"))
+            machine.read_machine(os.path.join(self.tmp, "nope.conf"))
 
     def test_the_seed_machines_parse(self):
         directory = os.path.join(REPO, "configs", "machines")
@@ -234,18 +235,18 @@ class MachineTest(unittest.TestCase):
         if not names:
             self.skipTest("no configs/machines/*.conf yet")
         for name in names:
-            m = predict.read_machine(os.path.join(directory, name))
+            m = machine.read_machine(os.path.join(directory, name))
             self.assertEqual(m.name, name[:-len(".conf")])
 
     def test_seed_figures_and_knobs(self):
-        self.assertEqual(predict.parse_figure("150"), (150.0, 150.0))
-        self.assertEqual(predict.parse_figure("~4x"), (4.0, 4.0))
-        self.assertEqual(predict.parse_figure("5-10"), (5.0, 10.0))
+        self.assertEqual(seeds.parse_figure("150"), (150.0, 150.0))
+        self.assertEqual(seeds.parse_figure("~4x"), (4.0, 4.0))
+        self.assertEqual(seeds.parse_figure("5-10"), (5.0, 10.0))
         with self.assertRaises(ValueError):
-            predict.parse_figure("lots")
-        self.assertEqual(predict.parse_knobs("mounts=1 path_work_ns:0"),
+            seeds.parse_figure("lots")
+        self.assertEqual(seeds.parse_knobs("mounts=1 path_work_ns:0"),
                          {"mounts": "1", "path_work_ns": "0"})
-        self.assertEqual(predict.parse_knobs("-"), {})
+        self.assertEqual(seeds.parse_knobs("-"), {})
 
 
 # A model of this machine: 2 CPUs, one node, lines moved in 60 ns.
@@ -272,7 +273,7 @@ def row(variant, threads, ops, resources=None, knobs="mounts:1/placement:compact
 
 
 def profiled_series(rows1, rows2=None, plain=None):
-    s = predict.Series(("m", "w", "v", ()), CONTEXT, 0, {1: rows1}, {})
+    s = series.Series(("m", "w", "v", ()), CONTEXT, 0, {1: rows1}, {})
     if rows2:
         s.profiled[2] = rows2
     if plain:
@@ -281,11 +282,11 @@ def profiled_series(rows1, rows2=None, plain=None):
 
 
 class ModelTest(unittest.TestCase):
-    here = predict.context_machine([CONTEXT], "test")
+    here = machine.context_machine([CONTEXT], "test")
 
     def params(self, s, metric="ops_per_sec"):
-        return predict.extract(s.key, s.profiled[1], s.profiled.get(2), metric,
-                               predict.timing_rows(s))
+        return profile.extract(s.key, s.profiled[1], s.profiled.get(2), metric,
+                               series.timing_rows(s))
 
     def test_private_time_and_one_thread(self):
         # 100 ns an operation, 2 visits of 10 ns to one lock: 80 ns private
@@ -293,7 +294,7 @@ class ModelTest(unittest.TestCase):
         p = self.params(s)
         self.assertAlmostEqual(p.t1, 100.0)
         self.assertAlmostEqual(p.cpu_outside, 80.0)
-        one = predict.predict(p, self.here, 1)
+        one = network.predict(p, self.here, 1)
         self.assertAlmostEqual(one.throughput, 1e7)
 
     def test_two_threads_by_hand(self):
@@ -303,7 +304,7 @@ class ModelTest(unittest.TestCase):
         # alone, D / (80 + D), D = 20 + 30 (1 + b).  So b solves
         # 30 b^2 + 100 b - 50 = 0: b = (-10 + sqrt(160)) / 6.
         s = profiled_series([row("v", 1, 1e7, {"lock": resource(1, 20)})])
-        two = predict.predict(self.params(s), self.here, 2)
+        two = network.predict(self.params(s), self.here, 2)
         b = (-10 + math.sqrt(160)) / 6
         service = 50 + 30 * b
         x1 = 1 / (80 + service)
@@ -314,14 +315,14 @@ class ModelTest(unittest.TestCase):
     def test_an_atomics_line_moves_on_half_the_visits(self):
         # hold 0 (a line, not a lock): no handoff, (m-1)/m of visits move it
         s = profiled_series([row("v", 1, 1e7, {"count": resource(2, 0)})])
-        two = predict.predict(self.params(s), self.here, 2)
+        two = network.predict(self.params(s), self.here, 2)
         self.assertAlmostEqual(two.holds["count"], 30.0)
 
     def test_a_per_cpu_class_scales(self):
         s = profiled_series([row("v", 1, 1e7, {"pcp": resource(4, 5, scope=2)})])
         p = self.params(s)
         for n in (2, 64, 512):
-            self.assertAlmostEqual(predict.predict(p, predict.extended(self.here), n).per_cpu,
+            self.assertAlmostEqual(network.predict(p, machine.extended(self.here), n).per_cpu,
                                    1e7, delta=1)
 
     def test_scope_from_the_two_thread_instances(self):
@@ -336,8 +337,8 @@ class ModelTest(unittest.TestCase):
     def test_instances_divide_the_queue(self):
         one = [row("v", 1, 1e6, {"dir": resource(1, 900, instances=100)})]
         lone = [row("v", 1, 1e6, {"dir": resource(1, 900)})]
-        many, single = (predict.predict(self.params(profiled_series(r)),
-                                        predict.extended(self.here), 64)
+        many, single = (network.predict(self.params(profiled_series(r)),
+                                        machine.extended(self.here), 64)
                         for r in (one, lone))
         self.assertLess(single.throughput, 1e9 / 900 * 1.001)  # the one lock's limit
         self.assertGreater(many.throughput, 20 * single.throughput)
@@ -360,34 +361,49 @@ class ModelTest(unittest.TestCase):
         self.assertAlmostEqual(p.cpu_outside, 70.0)
         self.assertRegex(p.notes[0], r"holds \(120 ns\) exceed the time per operation "
                                      r"\(100 ns\), nested")
-        self.assertAlmostEqual(predict.predict(p, self.here, 1).throughput, 1e7)
+        self.assertAlmostEqual(network.predict(p, self.here, 1).throughput, 1e7)
+
+    def io_rows(self, **io):
+        # a lookup: 120 us an operation, a 100 us read on 99% of them
+        # under one of 100 directory locks (the model reports the sleep
+        # and the read); 21 us of CPU work outside them
+        # (lines=0: no transfers, so the product form is the exact answer)
+        return [row("v", 1, 1e9 / 120000, {"dir": resource(0.99, 100000, instances=100,
+                                                          sleeps=1, lines=0)}, **io)]
 
     def test_io_sleeps_off_the_cpu(self):
-        # a lookup: 120 us an operation, a 100 us read on 99% of them (the
-        # dcache misses, fs_io_us 100) under one of 100 directory locks;
-        # 21 us of CPU work outside them
-        knobs = (("dcache", "1000"), ("fs_io_us", "100"))
-        # (lines=0: no transfers, so the product form is the exact answer)
-        rows = [row("v", 1, 1e9 / 120000, {"dir": resource(0.99, 100000, instances=100,
-                                                          sleeps=1, lines=0)},
-                    dcache_hit_ratio=0.01)]
-        s = predict.Series(("real_lookup", "w", "sharded", knobs), CONTEXT, 0, {1: rows}, {})
-        p = self.params(s)
+        p = self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=99000.0,
+                                                     io_read_ns=100000.0)))
         self.assertAlmostEqual(p.io_delay, 0.0)
         self.assertAlmostEqual(p.cpu_outside, 21000.0)
         self.assertAlmostEqual(p.resources[0].io_share, 100000.0)
         # 32 tasks on 2 CPUs: 100 directories of 990 ns an operation each
         # and 2 CPUs of 21 us, off the CPU while asleep: the CPUs are the
         # limit, 2 / 21 us; were the sleep on the CPU, 2 / 120 us
-        x = predict.predict(p, self.here, 32).throughput
+        x = network.predict(p, self.here, 32).throughput
         want = product_form_throughput(32, [mva.Centre(990.0, 100)], 0.0, (21000.0, 2))
         self.assertAlmostEqual(x, want * 1e9, delta=1e-3 * x)
         self.assertLess(x, 2 / 21000e-9)
         self.assertGreater(x, 0.9 * 2 / 21000e-9)
         # at 2 threads each has a CPU: no CPU centre
-        two = predict.predict(p, self.here, 2).throughput
+        two = network.predict(p, self.here, 2).throughput
         want = product_form_throughput(2, [mva.Centre(990.0, 100)], 21000.0)
         self.assertAlmostEqual(two, want * 1e9, delta=1e-6 * two)
+
+    def test_bad_io_counters_are_refused(self):
+        for name in ("io_sleep_ns_per_op", "io_read_ns"):
+            rows = self.io_rows(**{"io_sleep_ns_per_op": 99000.0, "io_read_ns": 1e5,
+                                   name: -1.0})
+            with self.assertRaisesRegex(KscaleError, rf"^m/w/v: {name} is -1 in its "
+                                                     r"1-thread rows: times are >= 0$"):
+                self.params(profiled_series(rows))
+        # which holds could it sleep in?
+        with self.assertRaisesRegex(KscaleError, r"^m/w/v: io_sleep_ns_per_op without "
+                                                 r"io_read_ns in its 1-thread rows$"):
+            self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=99000.0)))
+        # no sleep: no read needed
+        p = self.params(profiled_series(self.io_rows(io_sleep_ns_per_op=0.0)))
+        self.assertEqual(p.io_delay, 0.0)
 
     def test_metric_conversion(self):
         # faults_per_sec_per_cpu: 2 faults an operation, per CPU in use
@@ -395,13 +411,13 @@ class ModelTest(unittest.TestCase):
                                  faults_per_sec_per_cpu=2e6)])
         p = self.params(s, "faults_per_sec_per_cpu")
         self.assertAlmostEqual(p.ratio, 2.0)
-        four = predict.predict(p, predict.extended(self.here), 4)
+        four = network.predict(p, machine.extended(self.here), 4)
         self.assertAlmostEqual(four.value, 2 * four.throughput / 4)
         self.assertAlmostEqual(four.per_cpu, four.value)
         # total_MBps: a total, per CPU divides by the CPUs
         s = profiled_series([row("v", 1, 1e6, {"lock": resource(1, 1)}, total_MBps=4.0)])
         p = self.params(s, "total_MBps")
-        four = predict.predict(p, predict.extended(self.here), 4)
+        four = network.predict(p, machine.extended(self.here), 4)
         self.assertAlmostEqual(four.value, 4e-6 * four.throughput)
         self.assertAlmostEqual(four.per_cpu, four.value / 4)
 

@@ -24,6 +24,7 @@ from pyfuzz import require, run_main  # noqa: E402
 
 import fuzz_predict  # noqa: E402  (its gnuplot stand-ins)
 from kscale_analysis import predict  # noqa: E402
+from kscale_analysis.predict import machine, network  # noqa: E402
 from kscale_analysis.results import KscaleError  # noqa: E402
 
 NAME = "machine"
@@ -39,12 +40,12 @@ def consistent(m):
         require(ns is None or (math.isfinite(ns) and ns > 0), f"line_ns_{kind} {ns!r}")
     require(m.ghz is None or (math.isfinite(m.ghz) and m.ghz > 0), f"ghz {m.ghz!r}")
     require("\n" not in m.describe(), "describe() is two lines")
-    for n in predict.table_counts(m):
-        pairs = predict.placement(m, n)
+    for n in network.table_counts(m):
+        pairs = machine.placement(m, n)
         used = min(n, m.cpus)
         require(all(v >= 0 for v in pairs.values()) and sum(pairs.values()) == used * (used - 1),
                 f"placement of {n}: {pairs}")
-        latency = predict.line_latency(m, n)
+        latency = machine.line_latency(m, n)
         # 1e308 ns a transfer, times the pairs, is inf: no crash, a 0 rate
         require(latency >= 0, f"line latency at {n}: {latency}")
 
@@ -58,11 +59,11 @@ def machine_file(data):
     work.reset()
     path = work.write("m.conf", data)
     try:
-        machine = predict.read_machine(path)
+        m = machine.read_machine(path)
     except KscaleError as e:
         require("\n" not in str(e), "two-line error")
     else:
-        consistent(machine)
+        consistent(m)
     results = os.path.join(work.path, "results", "fz.json")
     os.makedirs(os.path.dirname(results))
     shutil.copyfile(PROFILED, results)

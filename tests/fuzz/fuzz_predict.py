@@ -22,6 +22,7 @@ from pyfuzz import require, run_main  # noqa: E402
 from results_strategies import results_inputs  # noqa: E402
 
 from kscale_analysis import plot, predict  # noqa: E402
+from kscale_analysis.predict import figures  # noqa: E402
 
 NAME = "predict"
 work = pyfuzz.Workdir()
@@ -30,13 +31,13 @@ SEED_SCALE = os.path.join(pyfuzz.ROOT, "configs", "seed-scale.tsv")
 
 
 def fake_render_plot(gnuplot, workdir, stem, title, ylabel, curves, counts):
-    """predict.render_plot without gnuplot."""
-    for line in predict.plot_data(curves).splitlines():
+    """figures.render_plot without gnuplot."""
+    for line in figures.plot_data(curves).splitlines():
         if line:
             require(all(math.isfinite(float(x)) for x in line.split()),
                     f"plot data line {line!r}")
     base = os.path.join(workdir, os.path.basename(stem))
-    predict.plot_script(title, ylabel, curves, base + ".dat", base + ".png", base + ".svg",
+    figures.plot_script(title, ylabel, curves, base + ".dat", base + ".png", base + ".svg",
                         counts)
     staged = []
     for ext in (".png", ".svg"):
@@ -49,7 +50,7 @@ def fake_render_plot(gnuplot, workdir, stem, title, ylabel, curves, counts):
 @contextlib.contextmanager
 def stand_ins():
     """gnuplot found, not run."""
-    with pyfuzz.patched(predict, render_plot=fake_render_plot), \
+    with pyfuzz.patched(figures, render_plot=fake_render_plot), \
             pyfuzz.patched(plot, find_gnuplot=lambda: "/bin/true"):
         yield
 

@@ -24,6 +24,7 @@ from pyfuzz import require, run_main  # noqa: E402
 
 import fuzz_predict  # noqa: E402  (its gnuplot stand-ins)
 from kscale_analysis import predict, summary  # noqa: E402
+from kscale_analysis.predict import seeds  # noqa: E402
 from kscale_analysis.results import KscaleError  # noqa: E402
 
 NAME = "seed_tables"
@@ -34,7 +35,7 @@ MACHINES = os.path.join(pyfuzz.ROOT, "configs", "machines")
 
 def check_scale(path):
     try:
-        lines = predict.read_seed_scale(path)
+        lines = seeds.read_seed_scale(path)
     except KscaleError as e:
         require("\n" not in str(e), "two-line error")
         return

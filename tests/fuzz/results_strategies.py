@@ -63,7 +63,8 @@ def rows(draw, name_pool):
             row[key] = draw(st.integers(0, 4) | pyfuzz.odd_values())
     for metric in draw(st.lists(st.sampled_from(METRICS), max_size=4, unique=True)):
         row[metric] = draw(numbers())
-    for key in ("steal_pct", "snapshot_late_us", "dcache_hit_ratio", "icache_hit_ratio"):
+    for key in ("steal_pct", "snapshot_late_us", "dcache_hit_ratio", "icache_hit_ratio",
+                "io_sleep_ns_per_op", "io_read_ns"):
         if draw(st.integers(0, 3)) == 0:
             row[key] = draw(numbers())
     for res in draw(st.lists(st.sampled_from(["lock", "count", "x_read", "i"]), max_size=2,

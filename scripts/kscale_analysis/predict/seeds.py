@@ -1,0 +1,150 @@
+"""kscale predict's seeds: the seed-scale file (each seed's machine, thread
+count and figure) and each seed's predicted after/before ratio."""
+
+import csv
+import math
+import os
+import re
+from dataclasses import dataclass
+
+from ..results import KscaleError, knob_text
+from .machine import MAX_THREADS, Machine, machine_path, positive_number, read_machine
+from .network import predict, slowdown
+from .series import ratio_for
+
+
+SCALE_COLUMNS = ("seed", "machine", "threads", "seed_ratio", "metric", "before",
+                 "after", "knobs", "note")
+
+
+@dataclass
+class SeedScale:
+    """A line of configs/seed-scale.tsv."""
+    seed: str
+    machine: Machine
+    threads: int
+    figure: str         # as the seed put it, e.g. "150" or "5-10"
+    low: float
+    high: float
+    metric: str
+    before: str
+    after: str
+    knobs: dict
+    note: str
+
+
+def parse_figure(text):
+    """'150', '~4', '1.21x', '5-10': (low, high) of an after/before ratio."""
+    m = re.fullmatch(r"~?\s*([0-9.]+)\s*(?:(?:-|\.\.)\s*([0-9.]+))?\s*x?", text.strip())
+    try:
+        low = float(m.group(1))
+        high = float(m.group(2)) if m.group(2) else low
+    except (AttributeError, ValueError):
+        raise ValueError(f"seed_ratio {text!r}: expected N, ~N, N-M") from None
+    if not 0 < low <= high:
+        raise ValueError(f"seed_ratio {text!r}: expected 0 < low <= high")
+    return low, high
+
+
+def parse_knobs(text):
+    """'mounts=1 path_work_ns=0' (or KNOB:VALUE, or '-'): {knob: value}."""
+    if text.strip() in ("", "-"):
+        return {}
+    pairs = [re.fullmatch(r"([^:=\s]+)[:=]([^:=\s]+)", p) for p in text.split()]
+    if not all(pairs):
+        raise ValueError(f"knobs {text!r}: expected KNOB=VALUE... or -")
+    return dict(m.groups() for m in pairs)
+
+
+def read_seed_scale(path):
+    """The seed-scale lines, each with its machine (machines/NAME.conf
+    beside the file); KscaleError on anything missing or malformed."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = [r for r in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+                    if r and not r[0].startswith("#")]
+    except FileNotFoundError:
+        raise KscaleError(f"{path}: no seed-scale file (the seeds' machines and "
+                          "figures; see --help)") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if not rows or tuple(c.strip() for c in rows[0]) != SCALE_COLUMNS:
+        raise KscaleError(f"{path}: expected a header line of the tab-separated "
+                          f"columns {', '.join(SCALE_COLUMNS)}")
+    directory = os.path.join(os.path.dirname(path) or ".", "machines")
+    machines, lines = {}, []
+    for lineno, row in enumerate(rows[1:], start=2):
+        if len(row) != len(SCALE_COLUMNS):
+            raise KscaleError(f"{path}:{lineno}: expected {len(SCALE_COLUMNS)} "
+                              f"tab-separated fields, got {len(row)}")
+        seed, name, threads, figure, metric, before, after, knobs, note = (
+            c.strip() for c in row)
+        if not all((seed, name, threads, figure, metric, before, after)):
+            raise KscaleError(f"{path}:{lineno}: empty field")
+        if name not in machines:
+            machines[name] = read_machine(machine_path(name, directory))
+        machine = machines[name]
+        try:
+            count = machine.cpus if threads == "all" else positive_number(
+                threads, "threads", integer=True, most=MAX_THREADS)
+            low, high = parse_figure(figure)
+            knobs = parse_knobs(knobs)
+        except ValueError as e:
+            raise KscaleError(f"{path}:{lineno}: {e}") from None
+        lines.append(SeedScale(seed, machine, count, figure, low, high, metric, before,
+                               after, knobs, note))
+    return lines
+
+
+@dataclass
+class SeedLine:
+    scale: SeedScale
+    before: object = None  # Variant
+    after: object = None
+    predicted: object = None  # after/before ratio
+    problem: str = ""
+
+    @property
+    def quotient(self):
+        """Predicted over the seed's figure (1 inside a range)."""
+        s, p = self.scale, self.predicted
+        return p / s.low if p < s.low else p / s.high if p > s.high else 1.0
+
+
+def seed_pair(scale, variants):
+    """The (before, after) Variants a seed-scale line names, or a reason."""
+    pairs = []
+    for v in variants:
+        model, workload, variant, knobs = v.params.key
+        if variant != scale.before or any(dict(knobs).get(k) != x
+                                          for k, x in scale.knobs.items()):
+            continue
+        for w in variants:
+            if w.params.key == (model, workload, scale.after, knobs):
+                pairs.append((v, w))
+    if len(pairs) == 1:
+        return pairs[0], ""
+    if not pairs:
+        return None, (f"no profiled {scale.before} and {scale.after} with "
+                      f"{knob_text(scale.knobs.items()) or 'any knobs'} in these results")
+    return None, (f"{len(pairs)} knob sets of {scale.before} and {scale.after} match; "
+                  "pin them in the seed-scale knobs column")
+
+
+def seed_line(scale, variants, here):
+    pair, problem = seed_pair(scale, variants)
+    if pair is None:
+        return SeedLine(scale, problem=problem)
+    before, after = pair
+    rates = []
+    for v in pair:
+        ratio = ratio_for(v.series, scale.metric)
+        if ratio is None:
+            return SeedLine(scale, before, after,
+                            problem=f"no {scale.metric} in {v.params.label}'s profiled rows")
+        p = predict(v.params, scale.machine, scale.threads, slowdown(here, scale.machine))
+        rates.append(ratio * p.throughput)
+    if not all(math.isfinite(r) and r > 0 for r in rates):
+        return SeedLine(scale, before, after, problem=f"predicted rates {rates[0]:g} and "
+                        f"{rates[1]:g}: no ratio")
+    return SeedLine(scale, before, after, predicted=rates[1] / rates[0])
