@@ -7,7 +7,7 @@
  * (the kernel mount is unlimited: the superblock's used_blocks counter is
  * not touched), info->lock for alloced; then clear the page.  No
  * superblock-wide lock anywhere on the path (as described in
- * kernel-paths.md, section 2).
+ * ../shared/reference/kernel-paths.md, section 2).
  *
  * The new folio goes on the LRU (folio_add_lru()), and truncation gives
  * the folios back a folio batch at a time (shmem_undo_range():

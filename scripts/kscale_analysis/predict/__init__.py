@@ -21,9 +21,8 @@ It validates that model first, predicting every measured count of this
 machine from the 1-thread rows, then prints each variant's rate per CPU
 at 1, 2, 4 ... 512 CPUs, and for each seed (configs/seed-scale.tsv) the
 predicted after/before ratio on the seed's machine beside the seed's
-figure.  README "Predicting other machines" says what it assumes and
-where it must not be trusted; usl.py fits Gunther's law where a variant
-has three CPU counts.
+figure.  docs/predict.md says what it assumes and where it must not be
+trusted; usl.py fits Gunther's law where a variant has three CPU counts.
 
 By concern, each module using only those above it:
 series    the results' rows, by variant and thread count

@@ -158,7 +158,7 @@ FOOTNOTES = [
     "instance of a shared class a FIFO centre with demand visits x (hold + lines x "
     "L(N) x (m-1)/m) / instances, L(N) the mean line transfer latency between the m "
     "CPUs of N compactly placed threads; the CPU a load-dependent centre of C servers "
-    "above C threads (README: Predicting other machines)",
+    "above C threads (docs/predict.md)",
     "Error: predicted against the measured median at that count on this machine, "
     "predicted from the 1-thread rows alone; Measured: median ± robust spread "
     "(median absolute deviation x 1.4826 as % of the median); Runs: repetitions, "
