@@ -14,6 +14,7 @@
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
 #include "../sys/affinity.h"
+#include "clock.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
@@ -27,14 +28,6 @@ static double progress_started;
 void kscale_progress_total(int total)
 {
 	progress_total = total;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* "[k/total] name (ETA 1m05s)": the runs so far, or the plan for the first. */
@@ -51,14 +44,6 @@ static void progress(const struct kscale_bench *b)
 	}
 	fprintf(stderr, "kscale: [%d/%d] %s (ETA %dm%02ds)\n", done + 1,
 		progress_total, b->name, (int)left / 60, (int)left % 60);
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
 }
 
 struct snapshot {
