@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,44 +467,6 @@ static bool run_prepare(struct kscale_bench *b)
 	return false;
 }
 
-int kscale_migrate(struct kscale_thread *t, int cpu)
-{
-	if (sched_migrate_task(cpu))
-		return kscale_fail(t->run, "cannot move thread %d to CPU %d",
-				   t->id, cpu);
-	return 0;
-}
-
-int kscale_partner_cpu(const struct kscale_thread *t)
-{
-	const struct kscale_bench *b = t->run->bench;
-	int i;
-
-	for (i = 0; i < b->nr_order && b->order[i] != t->cpu; i++)
-		;
-	return b->order[(i + 1) % b->nr_order];
-}
-
-int kscale_nr_usable_cpus(const struct kscale_run *run)
-{
-	return run->bench->nr_order;
-}
-
-int kscale_nr_distinct_cpus(const struct kscale_run *run)
-{
-	return run->bench->nr_distinct_cpus;
-}
-
-double kscale_window_seconds(const struct kscale_run *run)
-{
-	return run->bench->duration;
-}
-
-double kscale_warmup_seconds(const struct kscale_run *run)
-{
-	return run->bench->warmup;
-}
-
 static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 {
 	const struct kscale_workload *w = b->workload;
@@ -598,50 +559,4 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 	pthread_barrier_wait(&b->threads_met);
 	res->seconds = b->started ? b->window : 1e-9;
 	res->error = b->run.failed ? b->run.error : NULL;
-}
-
-int kscale_fail(struct kscale_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL))
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof(run->error), fmt, ap);
-	va_end(ap);
-	WRITE_ONCE(run->stop, 1);
-	return -1;
-}
-
-double kscale_counter(const struct kscale_run *run, const char *name)
-{
-	int i;
-
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, name))
-			return run->counters[i].value;
-	return 0;
-}
-
-double kscale_now_ns(void)
-{
-	return now() * 1e9;
-}
-
-void kscale_set_counter(struct kscale_run *run, const char *name, double v)
-{
-	int i;
-
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, name))
-			break;
-	if (i == KSCALE_MAX_COUNTERS) {
-		kscale_fail(run, "counter %s: more than %d counters", name,
-			    KSCALE_MAX_COUNTERS);
-		return;
-	}
-	run->counters[i].name = name;
-	run->counters[i].value = v;
-	if (i == run->nr_counters)
-		run->nr_counters++;
 }
