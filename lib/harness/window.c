@@ -17,33 +17,10 @@
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
+#include "progress.h"
 #include "rt_throttle.h"
 #include "../sys/topology.h"
 #include "window.h"
-
-static int progress_done, progress_total;
-static double progress_started;
-
-void kscale_progress_total(int total)
-{
-	progress_total = total;
-}
-
-/* "[k/total] name (ETA 1m05s)": the runs so far, or the plan for the first. */
-static void progress(const struct kscale_bench *b)
-{
-	double left, t = now();
-	int done = progress_done++;
-
-	if (!done) {
-		progress_started = t;
-		left = (b->warmup + b->duration) * progress_total;
-	} else {
-		left = (t - progress_started) / done * (progress_total - done);
-	}
-	fprintf(stderr, "kscale: [%d/%d] %s (ETA %dm%02ds)\n", done + 1,
-		progress_total, b->name, (int)left / 60, (int)left % 60);
-}
 
 struct snapshot {
 	unsigned long ops;
@@ -426,7 +403,7 @@ static bool run_prepare(struct kscale_bench *b)
 		run->threads[i].id = i;
 		run->threads[i].cpu = b->cpu_of_thread[i];
 	}
-	progress(b);
+	progress_line(b);
 	b->nr_done = 0;
 	b->nr_arrived = 0;
 	b->gate_open = false;
