@@ -11,13 +11,13 @@
 #include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
-#include "../kernel/tsc.h"
 #include "../sys/affinity.h"
 #include "clock.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
 #include "progress.h"
+#include "res.h"
 #include "rt_throttle.h"
 #include "../sys/topology.h"
 #include "window.h"
@@ -25,12 +25,6 @@
 struct snapshot {
 	unsigned long ops;
 	double cputime;
-};
-
-/* --profile: every thread's lockstat counts, and what the hooks took. */
-struct res_snapshot {
-	struct lockstat_acc acc[LOCKSTAT_MAX_CLASSES];
-	uint64_t cost;
 };
 
 /* When a snapshot began and ended: its instant is the midpoint. */
@@ -111,90 +105,6 @@ static double set_counters(struct kscale_bench *b,
 	kscale_set_counter(run, "cpu_busy_pct",
 			   100 * cpu / cpu_window / b->nr_distinct_cpus);
 	return total;
-}
-
-/*
- * "res_<class>_<what>", made once and kept (counters keep their names);
- * NULL when out of memory.
- */
-static const char *res_name(const char *class, const char *what)
-{
-	static struct res_name {
-		struct res_name *next;
-		char name[];
-	} *names;
-	struct res_name *n;
-	char buf[160];
-
-	snprintf(buf, sizeof(buf), "res_%s_%s", class, what);
-	for (n = names; n; n = n->next)
-		if (!strcmp(n->name, buf))
-			return n->name;
-	n = malloc(sizeof(*n) + strlen(buf) + 1);
-	if (!n)
-		return NULL;
-	strcpy(n->name, buf);
-	n->next = names;
-	names = n;
-	return n->name;
-}
-
-static void set_res(struct kscale_run *run, const struct lockstat_class *c,
-		    const char *what, double value)
-{
-	const char *name = res_name(c->name, what);
-
-	if (name)
-		kscale_set_counter(run, name, value);
-	else
-		kscale_fail(run, "out of memory");
-}
-
-static double ns_per_visit(uint64_t cycles, uint64_t visits)
-{
-	return visits ? cycles_to_ns(cycles) / visits : 0;
-}
-
-/*
- * --profile: each registered class's visits per operation, and a visit's
- * hold and wait, between the window's two sums (lockstat.h); and what
- * the hooks themselves took of an operation.
- */
-static void resource_counters(struct kscale_run *run, double ops,
-			      const struct res_snapshot *r0,
-			      const struct res_snapshot *r1)
-{
-	const struct lockstat_acc *a = r0->acc, *b = r1->acc;
-	unsigned long seen[LOCKSTAT_MAX_CLASSES];
-	const struct lockstat_class *c;
-	uint64_t visits, reads;
-	int i;
-
-	kscale_set_counter(run, "lockstat_ns_per_op", ops ?
-			   cycles_to_ns(r1->cost - r0->cost) / ops : 0);
-	lockstat_instances_seen(seen);
-	for (i = 0; i < lockstat_nr_classes(); i++) {
-		c = lockstat_class(i);
-		visits = b[i].visits - a[i].visits;
-		reads = b[i].read_visits - a[i].read_visits;
-		set_res(run, c, "visits", ops ? visits / ops : 0);
-		set_res(run, c, "hold_ns",
-			ns_per_visit(b[i].hold - a[i].hold, visits));
-		set_res(run, c, "wait_ns",
-			ns_per_visit(b[i].wait - a[i].wait, visits));
-		set_res(run, c, "lines", c->lines);
-		set_res(run, c, "instances", seen[i]);
-		set_res(run, c, "sleeps", !!(c->flags & LOCKSTAT_SLEEPS));
-		set_res(run, c, "scope", c->flags & LOCKSTAT_PER_CPU ? 2 :
-			c->flags & LOCKSTAT_PER_NODE ? 1 : 0);
-		if (!(c->flags & LOCKSTAT_RW))
-			continue;
-		set_res(run, c, "read_visits", ops ? reads / ops : 0);
-		set_res(run, c, "read_hold_ns",
-			ns_per_visit(b[i].read_hold - a[i].read_hold, reads));
-		set_res(run, c, "read_wait_ns",
-			ns_per_visit(b[i].read_wait - a[i].read_wait, reads));
-	}
 }
 
 static void name_thread(const struct kscale_bench *b, int i, const char *what,
@@ -341,7 +251,7 @@ static void *controller(void *arg)
 	run->elapsed = ops1.after - started;
 	ops = set_counters(b, start, end, interval(&cpu0, &cpu1));
 	if (lockstat.enabled)
-		resource_counters(run, ops, &res0, &res1);
+		res_counters(run, ops, &res0, &res1);
 	kscale_set_counter(run, "snapshot_us",
 			   1e6 * fmax(ops0.after - ops0.before,
 				      ops1.after - ops1.before));
