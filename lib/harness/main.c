@@ -24,6 +24,7 @@
 #include "linelat.h"
 #include "options.h"
 #include "perf.h"
+#include "progress.h"
 #include "window.h"
 
 struct registry {

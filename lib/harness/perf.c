@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fatal.h"
 #include "perf.h"
 #include "spawn.h"
@@ -74,14 +74,6 @@ static void perf_undo(void)
 		rmdir(dir);
 		dir_made = 0;
 	}
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* perf as execvp() would find it; false if PATH has none. */

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
+/*
+ * A run's fixed window (window.h): its set-up, its threads, the
+ * controller's warm-up, two snapshots and the window's own counters, and
+ * its teardown into Google Benchmark's result.
+ */
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,65 +15,17 @@
 #include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
-#include "../kernel/tsc.h"
 #include "../sys/affinity.h"
+#include "../sys/topology.h"
+#include "clock.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"
+#include "progress.h"
+#include "res.h"
 #include "rt_throttle.h"
-#include "../sys/topology.h"
+#include "watchdog.h"
 #include "window.h"
-
-static int progress_done, progress_total;
-static double progress_started;
-
-void kscale_progress_total(int total)
-{
-	progress_total = total;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* "[k/total] name (ETA 1m05s)": the runs so far, or the plan for the first. */
-static void progress(const struct kscale_bench *b)
-{
-	double left, t = now();
-	int done = progress_done++;
-
-	if (!done) {
-		progress_started = t;
-		left = (b->warmup + b->duration) * progress_total;
-	} else {
-		left = (t - progress_started) / done * (progress_total - done);
-	}
-	fprintf(stderr, "kscale: [%d/%d] %s (ETA %dm%02ds)\n", done + 1,
-		progress_total, b->name, (int)left / 60, (int)left % 60);
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
-}
-
-struct snapshot {
-	unsigned long ops;
-	double cputime;
-};
-
-/* --profile: every thread's lockstat counts, and what the hooks took. */
-struct res_snapshot {
-	struct lockstat_acc acc[LOCKSTAT_MAX_CLASSES];
-	uint64_t cost;
-};
 
 /* When a snapshot began and ended: its instant is the midpoint. */
 struct span {
@@ -152,183 +107,6 @@ static double set_counters(struct kscale_bench *b,
 	return total;
 }
 
-/*
- * "res_<class>_<what>", made once and kept (counters keep their names);
- * NULL when out of memory.
- */
-static const char *res_name(const char *class, const char *what)
-{
-	static struct res_name {
-		struct res_name *next;
-		char name[];
-	} *names;
-	struct res_name *n;
-	char buf[160];
-
-	snprintf(buf, sizeof(buf), "res_%s_%s", class, what);
-	for (n = names; n; n = n->next)
-		if (!strcmp(n->name, buf))
-			return n->name;
-	n = malloc(sizeof(*n) + strlen(buf) + 1);
-	if (!n)
-		return NULL;
-	strcpy(n->name, buf);
-	n->next = names;
-	names = n;
-	return n->name;
-}
-
-static void set_res(struct kscale_run *run, const struct lockstat_class *c,
-		    const char *what, double value)
-{
-	const char *name = res_name(c->name, what);
-
-	if (name)
-		kscale_set_counter(run, name, value);
-	else
-		kscale_fail(run, "out of memory");
-}
-
-static double ns_per_visit(uint64_t cycles, uint64_t visits)
-{
-	return visits ? cycles_to_ns(cycles) / visits : 0;
-}
-
-/*
- * --profile: each registered class's visits per operation, and a visit's
- * hold and wait, between the window's two sums (lockstat.h); and what
- * the hooks themselves took of an operation.
- */
-static void resource_counters(struct kscale_run *run, double ops,
-			      const struct res_snapshot *r0,
-			      const struct res_snapshot *r1)
-{
-	const struct lockstat_acc *a = r0->acc, *b = r1->acc;
-	unsigned long seen[LOCKSTAT_MAX_CLASSES];
-	const struct lockstat_class *c;
-	uint64_t visits, reads;
-	int i;
-
-	kscale_set_counter(run, "lockstat_ns_per_op", ops ?
-			   cycles_to_ns(r1->cost - r0->cost) / ops : 0);
-	lockstat_instances_seen(seen);
-	for (i = 0; i < lockstat_nr_classes(); i++) {
-		c = lockstat_class(i);
-		visits = b[i].visits - a[i].visits;
-		reads = b[i].read_visits - a[i].read_visits;
-		set_res(run, c, "visits", ops ? visits / ops : 0);
-		set_res(run, c, "hold_ns",
-			ns_per_visit(b[i].hold - a[i].hold, visits));
-		set_res(run, c, "wait_ns",
-			ns_per_visit(b[i].wait - a[i].wait, visits));
-		set_res(run, c, "lines", c->lines);
-		set_res(run, c, "instances", seen[i]);
-		set_res(run, c, "sleeps", !!(c->flags & LOCKSTAT_SLEEPS));
-		set_res(run, c, "scope", c->flags & LOCKSTAT_PER_CPU ? 2 :
-			c->flags & LOCKSTAT_PER_NODE ? 1 : 0);
-		if (!(c->flags & LOCKSTAT_RW))
-			continue;
-		set_res(run, c, "read_visits", ops ? reads / ops : 0);
-		set_res(run, c, "read_hold_ns",
-			ns_per_visit(b[i].read_hold - a[i].read_hold, reads));
-		set_res(run, c, "read_wait_ns",
-			ns_per_visit(b[i].read_wait - a[i].read_wait, reads));
-	}
-}
-
-static void name_thread(const struct kscale_bench *b, int i, const char *what,
-			long window_ops)
-{
-	const struct kscale_thread *t = &b->run.threads[i];
-
-	fprintf(stderr, "kscale: watchdog: %s: thread %d (CPU %d, tid %d) "
-		"%s", b->name, i, t->cpu, (int)t->tid, what);
-	if (window_ops >= 0)
-		fprintf(stderr, ", %ld ops in the window%s", window_ops,
-			window_ops ? "" : ": no progress");
-	fputc('\n', stderr);
-}
-
-/*
- * Threads that never reach the window (a stuck thread_init) or never
- * leave it (a lost wake-up, a thread that ignores the stop flag) cannot
- * be torn down: name them, undo what the run set up, exit 1.
- */
-static __attribute__((noreturn)) void watchdog_fire(struct kscale_bench *b,
-						     const char *phase,
-						     const struct snapshot *start,
-						     const struct snapshot *end)
-{
-	int i;
-
-	fprintf(stderr, "kscale: watchdog: %s: threads still %s %.0f s "
-		"later\n", b->name, phase, b->watchdog);
-	for (i = 0; i < b->nr_threads; i++) {
-		if (!start && !b->arrived[i])
-			name_thread(b, i, "never reached the window", -1);
-		else if (start && !READ_ONCE(b->left[i]))
-			name_thread(b, i, "is still in its loop",
-				    (long)(end[i].ops - start[i].ops));
-	}
-	fatal_exit(1);
-}
-
-static struct timespec deadline(double s)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += (time_t)s;
-	ts.tv_nsec += (long)((s - (time_t)s) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
-}
-
-/* Each thread, set up and pinned: wait for the window to open. */
-static void gate_arrive(struct kscale_bench *b, int id)
-{
-	pthread_mutex_lock(&b->gate_lock);
-	b->arrived[id] = true;
-	b->nr_arrived++;
-	pthread_cond_broadcast(&b->gate_cond);
-	while (!b->gate_open)
-		pthread_cond_wait(&b->gate_cond, &b->gate_lock);
-	pthread_mutex_unlock(&b->gate_lock);
-}
-
-/* The controller: every thread in, within the watchdog's bound. */
-static void gate_open(struct kscale_bench *b)
-{
-	struct timespec until = deadline(b->watchdog);
-
-	pthread_mutex_lock(&b->gate_lock);
-	while (b->nr_arrived < b->nr_threads)
-		if (pthread_cond_timedwait(&b->gate_cond, &b->gate_lock,
-					   &until) == ETIMEDOUT &&
-		    b->nr_arrived < b->nr_threads)
-			watchdog_fire(b, "setting up", NULL, NULL);
-	b->gate_open = true;
-	pthread_cond_broadcast(&b->gate_cond);
-	pthread_mutex_unlock(&b->gate_lock);
-}
-
-static void wait_threads_left(struct kscale_bench *b,
-			      const struct snapshot *start,
-			      const struct snapshot *end)
-{
-	double until = now() + b->watchdog;
-
-	while (READ_ONCE(b->nr_done) < b->nr_threads) {
-		if (now() >= until)
-			watchdog_fire(b, "in the loop after the window ended",
-				      start, end);
-		sleep_until(now() + 0.01);
-	}
-}
-
 /* Off the workers' CPUs when one is free, so it steals no time from them. */
 static void place_controller(struct kscale_bench *b)
 {
@@ -380,7 +158,7 @@ static void *controller(void *arg)
 	run->elapsed = ops1.after - started;
 	ops = set_counters(b, start, end, interval(&cpu0, &cpu1));
 	if (lockstat.enabled)
-		resource_counters(run, ops, &res0, &res1);
+		res_counters(run, ops, &res0, &res1);
 	kscale_set_counter(run, "snapshot_us",
 			   1e6 * fmax(ops0.after - ops0.before,
 				      ops1.after - ops1.before));
@@ -442,7 +220,7 @@ static bool run_prepare(struct kscale_bench *b)
 		run->threads[i].id = i;
 		run->threads[i].cpu = b->cpu_of_thread[i];
 	}
-	progress(b);
+	progress_line(b);
 	b->nr_done = 0;
 	b->nr_arrived = 0;
 	b->gate_open = false;
@@ -481,44 +259,6 @@ static bool run_prepare(struct kscale_bench *b)
 	b->workload->teardown(run);
 	perf_finish(run);
 	return false;
-}
-
-int kscale_migrate(struct kscale_thread *t, int cpu)
-{
-	if (sched_migrate_task(cpu))
-		return kscale_fail(t->run, "cannot move thread %d to CPU %d",
-				   t->id, cpu);
-	return 0;
-}
-
-int kscale_partner_cpu(const struct kscale_thread *t)
-{
-	const struct kscale_bench *b = t->run->bench;
-	int i;
-
-	for (i = 0; i < b->nr_order && b->order[i] != t->cpu; i++)
-		;
-	return b->order[(i + 1) % b->nr_order];
-}
-
-int kscale_nr_usable_cpus(const struct kscale_run *run)
-{
-	return run->bench->nr_order;
-}
-
-int kscale_nr_distinct_cpus(const struct kscale_run *run)
-{
-	return run->bench->nr_distinct_cpus;
-}
-
-double kscale_window_seconds(const struct kscale_run *run)
-{
-	return run->bench->duration;
-}
-
-double kscale_warmup_seconds(const struct kscale_run *run)
-{
-	return run->bench->warmup;
 }
 
 static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
@@ -613,50 +353,4 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 	pthread_barrier_wait(&b->threads_met);
 	res->seconds = b->started ? b->window : 1e-9;
 	res->error = b->run.failed ? b->run.error : NULL;
-}
-
-int kscale_fail(struct kscale_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL))
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof(run->error), fmt, ap);
-	va_end(ap);
-	WRITE_ONCE(run->stop, 1);
-	return -1;
-}
-
-double kscale_counter(const struct kscale_run *run, const char *name)
-{
-	int i;
-
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, name))
-			return run->counters[i].value;
-	return 0;
-}
-
-double kscale_now_ns(void)
-{
-	return now() * 1e9;
-}
-
-void kscale_set_counter(struct kscale_run *run, const char *name, double v)
-{
-	int i;
-
-	for (i = 0; i < run->nr_counters; i++)
-		if (!strcmp(run->counters[i].name, name))
-			break;
-	if (i == KSCALE_MAX_COUNTERS) {
-		kscale_fail(run, "counter %s: more than %d counters", name,
-			    KSCALE_MAX_COUNTERS);
-		return;
-	}
-	run->counters[i].name = name;
-	run->counters[i].value = v;
-	if (i == run->nr_counters)
-		run->nr_counters++;
 }

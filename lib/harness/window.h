@@ -53,10 +53,14 @@ struct kscale_bench {
 	struct kscale_run run;
 };
 
+/* A thread's counts at one of the window's two snapshots. */
+struct snapshot {
+	unsigned long ops;
+	double cputime;
+};
+
 /* After b's plan and timings are set; 0 or -1. */
 int kscale_bench_init(struct kscale_bench *b);
 void kscale_bench_thread(void *arg, int thread, struct kb_result *res);
-/* Progress lines on stderr: "[k/total] name (ETA ...)". */
-void kscale_progress_total(int total);
 
 #endif

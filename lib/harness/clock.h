@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CLOCK_MONOTONIC in seconds, for the harness's own timings: the window's
+ * snapshots and its sleeps, the watchdog's bounds, progress ETAs, perf's
+ * time-outs.  Inline: the window reads it around its snapshots.
+ */
+#ifndef KSCALE_CLOCK_H
+#define KSCALE_CLOCK_H
+
+#include <time.h>
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline void sleep_until(double t)
+{
+	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+#endif
