@@ -8,6 +8,7 @@
 
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "../sys/clock.h"
 #include "../sys/affinity.h"
 #include "../sys/median.h"
 #include "kscale.h"
@@ -18,14 +19,6 @@ static int calibrate_on = -1;
 void kscale_calibrate_cpu(int cpu)
 {
 	calibrate_on = cpu;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /* The lowest CPU of a saved mask (the default calibration CPU), or -1. */

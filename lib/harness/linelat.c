@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../kernel/compiler.h"
+#include "../sys/clock.h"
 #include "../sys/affinity.h"
 #include "../sys/cpulist.h"
 #include "../sys/median.h"
@@ -27,14 +28,6 @@ struct pingpong {
 	bool ready, stop, failed;
 	double sample[PINGPONG_ROUNDS];		/* ns one way */
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /*
  * Spin without cpu_relax(): a pause would add its own latency (some 140

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "../sys/clock.h"
 #include "fatal.h"
 #include "perf.h"
 #include "spawn.h"

@@ -2,7 +2,7 @@
 /* Progress lines on stderr, one a run (progress.h). */
 #include <stdio.h>
 
-#include "clock.h"
+#include "../sys/clock.h"
 #include "progress.h"
 #include "window.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../kernel/sched.h"
-#include "clock.h"
+#include "../sys/clock.h"
 #include "kscale.h"
 #include "window.h"
 

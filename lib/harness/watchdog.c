@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "clock.h"
+#include "../sys/clock.h"
 #include "fatal.h"
 #include "watchdog.h"
 #include "window.h"

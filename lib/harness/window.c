@@ -17,7 +17,7 @@
 #include "../kernel/sched.h"
 #include "../sys/affinity.h"
 #include "../sys/topology.h"
-#include "clock.h"
+#include "../sys/clock.h"
 #include "disturb.h"
 #include "fatal.h"
 #include "perf.h"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sys/clock.h"
 #include "../sys/median.h"
 #include "tsc.h"
 
@@ -16,14 +17,6 @@
 #define TSC_SAMPLES	5
 
 double tsc_per_ns = 1.0;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 int tsc_calibrate(char *err, size_t len)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CLOCK_MONOTONIC in seconds, for the harness's own timings: the window's
+ * CLOCK_MONOTONIC, in seconds for the harness's own timings (the window's
  * snapshots and its sleeps, the watchdog's bounds, progress ETAs, perf's
- * time-outs.  Inline: the window reads it around its snapshots.
+ * time-outs) and in ns for calibrations.  Inline: the window reads it
+ * around its snapshots.
  */
 #ifndef KSCALE_CLOCK_H
 #define KSCALE_CLOCK_H
@@ -15,6 +16,14 @@ static inline double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 static inline void sleep_until(double t)
