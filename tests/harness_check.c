@@ -119,6 +119,61 @@ static void idle_loop(struct kscale_thread *t)
 		kscale_count(t);
 }
 
+/* The harness's t->priv: zeroed, aligned, the thread's own, summed. */
+struct private_counts {
+	unsigned long ops, dirty;
+};
+
+struct private_thread {
+	int cpu_at_init;
+	struct private_counts counts;
+	char pad[100];
+};
+
+static int private_init(struct kscale_thread *t)
+{
+	struct private_thread *pt = t->priv;
+	const char *b = t->priv;
+	size_t i;
+
+	for (i = 0; i < sizeof(*pt); i++)
+		pt->counts.dirty += b[i] != 0;
+	if ((uintptr_t)pt % _Alignof(struct kscale_thread))
+		pt->counts.dirty++;
+	pt->cpu_at_init = sched_getcpu();
+	return 0;
+}
+
+static void private_loop(struct kscale_thread *t)
+{
+	struct private_thread *pt = t->priv;
+
+	while (kscale_running(t)) {
+		pt->counts.ops++;
+		kscale_count(t);
+	}
+}
+
+static int private_teardown(struct kscale_run *run)
+{
+	struct private_counts sum;
+	unsigned long ops = 0;
+	int i, off_cpu = 0;
+
+	KSCALE_SUM_THREADS(run, struct private_thread, counts, &sum);
+	for (i = 0; i < run->nr_threads; i++) {
+		ops += run->threads[i].ops;
+		off_cpu += ((struct private_thread *)run->threads[i].priv)->
+			   cpu_at_init != run->threads[i].cpu;
+	}
+	kscale_set_counter(run, "private_dirty", sum.dirty);
+	kscale_set_counter(run, "private_off_cpu", off_cpu);
+	if (sum.ops != ops)
+		return kscale_fail(run, "the threads' own counts sum to %lu, "
+				   "their ops to %lu", sum.ops, ops);
+	return 0;
+}
+
 /* One counter more than a run holds. */
 static int many_counters(struct kscale_run *run)
 {
@@ -135,6 +190,9 @@ static int many_counters(struct kscale_run *run)
 static const struct kscale_workload workloads[] = {
 	{ "rate", "ndelay(delay_ns) per op: a known rate; checks placement",
 	  rate_setup, NULL, rate_loop, rate_teardown },
+	{ "private", "each thread counts in the t->priv the harness gives it",
+	  NULL, private_init, private_loop, private_teardown,
+	  sizeof(struct private_thread) },
 	{ "hang", "the last thread hangs (--hang=init|loop)", NULL, hang_init,
 	  hang_loop, no_teardown },
 	{ "silent_setup", "set-up returns -1 without kscale_fail()",

@@ -151,7 +151,25 @@ test_broken_rows() {
 	done
 }
 
+# A workload's thread_size: t->priv zeroed, aligned, allocated on the
+# thread's CPU, summed over the threads (KSCALE_SUM_THREADS) and freed.
+test_thread_private() {
+	local variant
+
+	for variant in host model; do
+		run "$bin" --workloads=private --variants="$variant" \
+			--cpus="$nr_cpus" --duration=0.1 --warmup=0
+		check "private $variant: the threads' own counts sum to their ops" \
+			test "$status" -eq 0
+		check "private $variant: zeroed, aligned, on the thread's CPU" \
+			eval 'python3 -c "import json,sys
+b = [x for x in json.load(open(sys.argv[1]))[\"benchmarks\"] if \"private\" in x[\"name\"]]
+sys.exit(not b or any(x[\"private_dirty\"] or x[\"private_off_cpu\"] for x in b))" "$tmp/out.json"'
+	done
+}
+
 test_known_rate
+test_thread_private
 test_broken_rows
 test_fewer_allowed_than_possible
 test_watchdog

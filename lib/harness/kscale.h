@@ -70,6 +70,13 @@ struct kscale_workload {
 	void (*loop)(struct kscale_thread *t);
 	/* Main thread, after every thread left the loop: check, count, free. */
 	int (*teardown)(struct kscale_run *run);
+	/*
+	 * Not 0: each thread's t->priv, this many bytes, zeroed and aligned
+	 * as struct kscale_thread is, allocated on the thread's own CPU
+	 * before thread_init (first touch: its node's memory) and freed
+	 * after teardown.
+	 */
+	size_t thread_size;
 };
 
 struct kscale_knob {
@@ -184,6 +191,23 @@ unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
 /* A counter already set for the run, 0 if none. */
 double kscale_counter(const struct kscale_run *run, const char *name);
 double kscale_now_ns(void);
+
+/*
+ * The sum over the run's threads of the unsigned longs of a struct at
+ * offset in each thread's t->priv (the workload's thread_size), into sum,
+ * which has nr of them: KSCALE_SUM_THREADS(run, struct x_thread, stats,
+ * &total) for a member `stats` made of unsigned longs alone.
+ */
+void kscale_sum_threads(const struct kscale_run *run, size_t offset,
+			unsigned long *sum, size_t nr);
+#define KSCALE_SUM_THREADS(run, type, member, sum) ({			\
+	_Static_assert(sizeof(*(sum)) == sizeof(((type *)0)->member) &&	\
+		       sizeof(*(sum)) % sizeof(unsigned long) == 0,	\
+		       "a struct of unsigned longs, the member's type");\
+	kscale_sum_threads((run), offsetof(type, member),		\
+			   (unsigned long *)(sum),			\
+			   sizeof(*(sum)) / sizeof(unsigned long));	\
+})
 
 /* xorshift64: a cheap per-thread random stream (seed it non-zero). */
 static inline uint64_t kscale_rand64(uint64_t *s)

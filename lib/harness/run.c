@@ -97,3 +97,18 @@ double kscale_now_ns(void)
 {
 	return now() * 1e9;
 }
+
+void kscale_sum_threads(const struct kscale_run *run, size_t offset,
+			unsigned long *sum, size_t nr)
+{
+	const unsigned long *v;
+	size_t j;
+	int i;
+
+	memset(sum, 0, nr * sizeof(*sum));
+	for (i = 0; i < run->nr_threads; i++) {
+		v = (const void *)((const char *)run->threads[i].priv + offset);
+		for (j = 0; j < nr; j++)
+			sum[j] += v[j];
+	}
+}

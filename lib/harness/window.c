@@ -274,6 +274,16 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 	if (ok && pthread_getcpuclockid(pthread_self(), &t->cputime))
 		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
 				  t->id);
+	if (ok && w->thread_size) {
+		t->priv = aligned_alloc(_Alignof(struct kscale_thread),
+					(w->thread_size + 2 * SMP_CACHE_BYTES - 1) &
+					~(2 * SMP_CACHE_BYTES - 1));
+		if (t->priv)
+			memset(t->priv, 0, w->thread_size);
+		else
+			ok = !kscale_fail(&b->run, "thread %d: out of memory",
+					  t->id);
+	}
 	if (ok && w->thread_init && w->thread_init(t)) {
 		ok = false;
 		if (!b->run.failed)
@@ -308,6 +318,8 @@ static void run_finish(struct kscale_bench *b, struct kb_result *res)
 	if (b->workload->teardown(run) && !run->failed)
 		kscale_fail(run, "%s: teardown failed without saying why",
 			    b->workload->name);
+	for (i = 0; b->workload->thread_size && i < run->nr_threads; i++)
+		free(run->threads[i].priv);
 	perf_finish(run);
 	res->nr_counters = run->nr_counters;
 	for (i = 0; i < run->nr_counters; i++) {
