@@ -4,16 +4,11 @@
  * thread loops open -> write 3 bytes -> close on its own file, on one
  * mount or alternating between two (the seed's worst case).
  *
- * Model variants: 2.6.26's open and close around the writer count
- * (--path-work-ns of uncontended busy work for the rest of the syscalls,
- * spread as below): the path walk takes the mount (mntget) and, in the
- * 2.6.2x designs, the cwd dentry, does a quarter of the work, drops the
- * cwd; may_open()'s mnt_want_write(); __dentry_open()'s file_move() onto
- * the superblock's s_files under the global files_lock; the write (with
- * --write-update-time, 2.6.26's file_update_time() takes and drops write
- * access around it); __fput()'s file_kill(), mnt_drop_write() and
- * mntput() (models/mnt_writers/fs_2_6.h says what is left out;
- * --shared-path=0 leaves the 2.6.2x extras out too).
+ * Model variants: 2.6.26's open and close around the writer count, with
+ * --path-work-ns of uncontended busy work for the rest of the syscalls
+ * (models/mnt_writers/open_2_6.h; --shared-path=0 leaves the 2.6.2x
+ * path's shared lines out; with --write-update-time, 2.6.26's
+ * file_update_time() takes and drops write access on every write).
  * `upstream` is today's path, which has none of the 2.6.2x extras.
  * `real` makes the real syscalls on tmpfs files.  With --migrate each
  * close runs on the next CPU of the placement (the thread really moves),
@@ -32,9 +27,8 @@
 #include "../lib/harness/options.h"
 #include "../lib/sys/process.h"
 #include "../lib/harness/tmpfs.h"
-#include "../lib/kernel/delay.h"
-#include "../models/mnt_writers/fs_2_6.h"
 #include "../models/mnt_writers/mnt_writers.h"
+#include "../models/mnt_writers/open_2_6.h"
 
 #define MAX_MOUNTS	2
 #define CALIBRATION_OPS	2000
@@ -46,14 +40,11 @@ struct openbench_kind {
 };
 
 struct openbench {
-	const struct mnt_writers_ops *ops;	/* NULL on a host row */
+	struct mnt_writers_path path;		/* .ops NULL on a host row */
 	const struct openbench_kind *kind;
 	struct vfsmount *mnt[MAX_MOUNTS];
 	int mounts;
-	unsigned long path_ns;
 	bool migrate;
-	bool update_time;
-	bool path_2_6;		/* the 2.6.2x path's shared lines */
 	unsigned long underflows;	/* coalesced before the run */
 };
 
@@ -75,82 +66,24 @@ static void do_migrate(struct kscale_thread *t, int cpu)
 		kscale_migrate(t, cpu);
 }
 
-/*
- * do_filp_open() to __dentry_open().  Today's walk takes the mount at its
- * end, but on a per-CPU count: where it stands does not matter.
- */
-static int __dentry_open(struct openbench *ob, struct file *f)
-{
-	const struct mnt_writers_ops *ops = ob->ops;
-	int ret;
-
-	ndelay(ob->path_ns / 4);
-	ops->mntget(f->f_vfsmnt);
-	if (ob->path_2_6)
-		dget_pwd();
-	ndelay(ob->path_ns / 2 - ob->path_ns / 4);
-	if (ob->path_2_6)
-		dput_pwd();
-	ret = ops->mnt_want_write(f->f_vfsmnt);
-	if (ret) {
-		ops->mntput(f->f_vfsmnt);
-		return ret;
-	}
-	if (ob->path_2_6)
-		file_move(f, &sb_2_6.s_files);
-	return 0;
-}
-
-/*
- * 2.6.26 fs/inode.c.  The seed's 2.6.22 tmpfs set the times itself, in
- * shmem_file_write(), without write access; today's takes no count for a
- * file opened for write (mnt_get_write_access_file()).
- */
-static void file_update_time(struct openbench *ob, struct file *file)
-{
-	if (!ob->update_time || !ob->ops->era_2_6)
-		return;
-	if (ob->ops->mnt_want_write(file->f_vfsmnt))
-		return;
-	ob->ops->mnt_drop_write(file->f_vfsmnt);
-}
-
-static void vfs_write(struct openbench *ob, struct file *f, const char *buf,
-		      size_t count)
-{
-	file_update_time(ob, f);
-	memcpy(f->data, buf, count);
-	barrier();
-}
-
-static void __fput(struct openbench *ob, struct file *f)
-{
-	const struct mnt_writers_ops *ops = ob->ops;
-
-	if (ob->path_2_6)
-		file_kill(f);
-	ops->mnt_drop_write(f->f_vfsmnt);
-	ops->mntput(f->f_vfsmnt);
-	ndelay(ob->path_ns - ob->path_ns / 2);
-}
-
 static int model_open_write(struct kscale_thread *t, int m)
 {
 	struct openbench_thread *ot = t->priv;
 	struct openbench *ob = t->run->priv;
-	int ret = __dentry_open(ob, &ot->file[m]);
+	int ret = __dentry_open(&ob->path, &ot->file[m]);
 
 	if (unlikely(ret))
 		return kscale_fail(t->run, "mnt_want_write: %s", strerror(-ret));
-	vfs_write(ob, &ot->file[m], "abc", 3);
+	vfs_write(&ob->path, &ot->file[m], "abc", 3);
 	return 0;
 }
 
 static void model_close(struct kscale_thread *t, int m)
 {
 	struct openbench_thread *ot = t->priv;
+	struct openbench *ob = t->run->priv;
 
-	__fput(t->run->priv, &ot->file[m]);
+	__fput(&ob->path, &ot->file[m]);
 }
 
 static int real_open_write(const char *path)
@@ -217,23 +150,20 @@ static int openbench_setup(struct kscale_run *run)
 	int i;
 
 	run->priv = ob;
-	ob->ops = v->ops;
 	ob->kind = v->host ?: &model_kind;
 	ob->mounts = (int)kscale_knob_long(run, "mounts");
 	ob->migrate = kscale_knob_long(run, "migrate");
-	ob->update_time = kscale_knob_long(run, "write_update_time");
-	ob->path_ns = kscale_knob_ns(run, "path_work_ns", path_work_auto_ns);
 	if (ob->migrate && kscale_nr_usable_cpus(run) < 2)
 		return kscale_fail(run, "--migrate needs two usable CPUs");
-	if (!ob->ops)
+	if (!v->ops)
 		return 0;
-	ob->path_2_6 = ob->ops->era_2_6 && kscale_knob_long(run, "shared_path");
-	if (ob->ops->era_2_6)
-		fs_2_6_init();
-	if (ob->ops->init)
-		ob->ops->init();
+	mnt_writers_path_init(&ob->path, v->ops,
+			      kscale_knob_ns(run, "path_work_ns",
+					     path_work_auto_ns),
+			      kscale_knob_long(run, "shared_path"),
+			      kscale_knob_long(run, "write_update_time"));
 	for (i = 0; i < ob->mounts; i++)
-		ob->mnt[i] = ob->ops->alloc_vfsmnt("kscale");
+		ob->mnt[i] = ob->path.ops->alloc_vfsmnt("kscale");
 	ob->underflows = READ_ONCE(mnt_underflows_coalesced);
 	return 0;
 }
@@ -252,7 +182,7 @@ static int openbench_thread_init(struct kscale_thread *t)
 	 * shared struct cred's reference count: costs of threads, not of
 	 * mounts, which openbench's processes did not pay.
 	 */
-	if (!ob->ops && thread_as_process())
+	if (!ob->path.ops && thread_as_process())
 		return kscale_fail(t->run, "thread %d: private files or "
 				   "credentials: %s", t->id, strerror(errno));
 	ot->partner_cpu = kscale_partner_cpu(t);
@@ -272,26 +202,27 @@ static int openbench_thread_init(struct kscale_thread *t)
 static int openbench_teardown(struct kscale_run *run)
 {
 	struct openbench *ob = run->priv;
+	const struct mnt_writers_ops *ops = ob->path.ops;
 	long writers, sum = 0, moved = 0;
 	int i;
 
-	if (ob->ops)
+	if (ops)
 		kscale_set_counter(run, "underflows_coalesced",
 				   READ_ONCE(mnt_underflows_coalesced) -
 				   ob->underflows);
-	for (i = 0; ob->ops && i < ob->mounts; i++) {
-		writers = ob->ops->mnt_writers(ob->mnt[i]);
+	for (i = 0; ops && i < ob->mounts; i++) {
+		writers = ops->mnt_writers(ob->mnt[i]);
 		sum += writers;
 		moved += labs(writers);
-		if (writers && !ob->ops->posted_bug)
+		if (writers && !ops->posted_bug)
 			kscale_fail(run, "mount %d: %ld writers after the run, "
 				    "expected 0", i, writers);
-		ob->ops->free_vfsmnt(ob->mnt[i]);
+		ops->free_vfsmnt(ob->mnt[i]);
 	}
 	if (sum)
 		kscale_fail(run, "%ld writers after the run over the mounts, "
 			    "expected 0", sum);
-	if (ob->ops && ob->ops->posted_bug)
+	if (ops && ops->posted_bug)
 		kscale_set_counter(run, "writers_misattributed", moved / 2);
 	for (i = 0; i < run->nr_threads; i++)
 		free(run->threads[i].priv);

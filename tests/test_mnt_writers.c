@@ -29,6 +29,9 @@
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../models/mnt_writers/mnt_writers.h"
+#include "../models/mnt_writers/open_2_6.h"
+/* after open_2_6.h: its mntget() and mntput() macros are not the ops' */
+#include "../models/mnt_writers/vfsmount_2_6.h"
 #include "helpers.h"
 
 #define CPUS		8
@@ -41,6 +44,12 @@
 #endif
 
 static struct topology machine;
+
+/* for_each_variant()'s variant i: its name is its table row's */
+static const char *variant_name(int i)
+{
+	return mnt_writers_variants.rows[i].name;
+}
 
 static void boot(const struct mnt_writers_ops *ops)
 {
@@ -153,7 +162,7 @@ static void test_underflow_is_coalesced_once(void **state)
 		for (n = 0; n < IMBALANCE; n++)
 			ops->mnt_drop_write(mnt);
 		assert_int_equal(mnt_underflows_coalesced - before,
-				 strncmp(ops->name, "percpu", 6) ? 0 : 1);
+				 strncmp(variant_name(i), "percpu", 6) ? 0 : 1);
 		kscale_set_cpu(0);
 		assert_int_equal(ops->mnt_writers(mnt), 0);
 		assert_int_equal(ops->mnt_make_readonly(mnt), 0);
@@ -208,15 +217,15 @@ static void test_switching_mounts_leaves_them_unwritten(void **state)
 
 	for_each_variant(ops, i, &mnt_writers_variants) {
 		status = alternate_on_protected_mounts(ops);
-		if (!strcmp(ops->name, "atomic") ||
-		    !strcmp(ops->name, "percpu_seed")) {
+		if (!strcmp(variant_name(i), "atomic") ||
+		    !strcmp(variant_name(i), "percpu_seed")) {
 			assert_true(WIFSIGNALED(status));
 			assert_int_equal(WTERMSIG(status), SIGSEGV);
 			continue;
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			fail_msg("%s wrote a mount it only switched away from "
-				 "(status %#x)", ops->name, status);
+				 "(status %#x)", variant_name(i), status);
 	}
 	assert_int_equal(kscale_warnings(), 0);
 }
@@ -340,6 +349,63 @@ static void test_atomic_counts_mounts_with_writers(void **state)
 	assert_int_equal(kscale_warnings(), 0);
 }
 
+/* The mount's references (2.6.2x designs; -1 for today's per-CPU count) */
+static int mnt_refs(const struct mnt_writers_ops *ops, struct vfsmount *mnt)
+{
+	if (!ops->era_2_6)
+		return -1;
+	return atomic_read(&((struct vfsmount_2_6 *)mnt)->mnt_count);
+}
+
+/*
+ * The benchmark's open, write and close (open_2_6.h), in each form the
+ * knobs give it: the open holds write access and a reference to the
+ * mount, and the file on s_files, until the close drops them all; on a
+ * read-only mount the open fails -EROFS and keeps nothing.
+ */
+static void test_open_write_close_leaves_no_writer(void **state)
+{
+	const struct mnt_writers_ops *ops;
+	struct mnt_writers_path p;
+	struct vfsmount *mnt;
+	struct file f;
+	int i, form, refs;
+
+	for_each_variant(ops, i, &mnt_writers_variants) {
+		for (form = 0; form < 4; form++) {
+			kscale_set_cpu(0);
+			mnt_writers_path_init(&p, ops, 0, form & 1, form & 2);
+			mnt = ops->alloc_vfsmnt("path");
+			refs = mnt_refs(ops, mnt);
+			file_init(&f, mnt);
+			assert_int_equal(__dentry_open(&p, &f), 0);
+			vfs_write(&p, &f, "abc", 3);
+			assert_memory_equal(f.data, "abc", 3);
+			assert_int_equal(ops->mnt_writers(mnt),
+					 ops->counts_writers);
+			if (ops->counts_writers)
+				assert_int_equal(ops->mnt_make_readonly(mnt),
+						 -EBUSY);
+			assert_int_equal(list_empty(&f.f_u.fu_list),
+					 !p.path_2_6);
+			if (ops->era_2_6)
+				assert_int_equal(mnt_refs(ops, mnt), refs + 1);
+			__fput(&p, &f);
+			assert_int_equal(ops->mnt_writers(mnt), 0);
+			assert_true(list_empty(&f.f_u.fu_list));
+			assert_int_equal(mnt_refs(ops, mnt), refs);
+			assert_int_equal(ops->mnt_make_readonly(mnt), 0);
+			assert_int_equal(__dentry_open(&p, &f), -EROFS);
+			assert_int_equal(ops->mnt_writers(mnt), 0);
+			assert_true(list_empty(&f.f_u.fu_list));
+			assert_int_equal(mnt_refs(ops, mnt), refs);
+			ops->mnt_make_readwrite(mnt);
+			ops->free_vfsmnt(mnt);
+		}
+	}
+	assert_int_equal(kscale_warnings(), 0);
+}
+
 struct race {
 	const struct mnt_writers_ops *ops;
 	int writers;
@@ -435,7 +501,7 @@ static void race_make_readonly(bool busy)
 		if (busy) {
 			if (r->erofs)
 				fail_msg("%s: %d EROFS while every remount "
-					 "failed", ops->name, r->erofs);
+					 "failed", variant_name(i), r->erofs);
 			assert_int_equal(r->busy, MAKE_RO_TRIES);
 			ops->mnt_drop_write(r->mnt);
 		}
@@ -540,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_posted_close_reads_the_mount),
 		cmocka_unit_test(test_posted_drop_decrements_the_cached_mount),
 		cmocka_unit_test(test_atomic_counts_mounts_with_writers),
+		cmocka_unit_test(test_open_write_close_leaves_no_writer),
 		cmocka_unit_test(test_make_readonly_races_writers),
 		cmocka_unit_test(test_failed_remount_never_refuses_writers),
 		cmocka_unit_test(test_real_bind_mount_rules),

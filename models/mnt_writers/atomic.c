@@ -136,7 +136,6 @@ long mnt_atomic_sb_writers(void)
 }
 
 const struct mnt_writers_ops mnt_writers_atomic = {
-	.name = "atomic",
 	.counts_writers = true,
 	.era_2_6 = true,
 	.init = init_sb,

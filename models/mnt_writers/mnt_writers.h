@@ -15,8 +15,8 @@
 
 struct vfsmount;
 
+/* A variant's implementation: its name is its table row's (variants.c). */
 struct mnt_writers_ops {
-	const char *name;
 	/* false for `none`: before the series nothing counted writers */
 	bool counts_writers;
 	/* 2.6.2x's: fs_2_6.h's path around the count, struct vfsmount_2_6 */

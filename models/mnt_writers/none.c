@@ -62,7 +62,6 @@ static long mnt_writers(struct vfsmount *mnt)
 }
 
 const struct mnt_writers_ops mnt_writers_none = {
-	.name = "none",
 	.counts_writers = false,
 	.era_2_6 = true,
 	.alloc_vfsmnt = alloc_vfsmnt,

@@ -261,7 +261,6 @@ static void free_vfsmnt(struct vfsmount *mnt)
 }
 
 const struct mnt_writers_ops mnt_writers_percpu = {
-	.name = "percpu",
 	.counts_writers = true,
 	.era_2_6 = true,
 	.init = init_mnt_writers,

@@ -170,7 +170,6 @@ static void free_vfsmnt(struct vfsmount *mnt)
 }
 
 const struct mnt_writers_ops mnt_writers_percpu_seed = {
-	.name = "percpu_seed",
 	.counts_writers = true,
 	.era_2_6 = true,
 	.posted_bug = "mnt_drop_write() decrements the CPU's cached count "

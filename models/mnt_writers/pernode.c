@@ -133,7 +133,6 @@ static void __mnt_unmake_readonly(struct vfsmount *mnt)
 }
 
 const struct mnt_writers_ops mnt_writers_pernode = {
-	.name = "pernode",
 	.counts_writers = true,
 	.era_2_6 = true,
 	.alloc_vfsmnt = alloc_vfsmnt,

@@ -248,7 +248,6 @@ static void free_vfsmnt(struct vfsmount *m)
 }
 
 const struct mnt_writers_ops mnt_writers_upstream = {
-	.name = "upstream",
 	.counts_writers = true,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
