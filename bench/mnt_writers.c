@@ -171,10 +171,9 @@ static int openbench_setup(struct kscale_run *run)
 static int openbench_thread_init(struct kscale_thread *t)
 {
 	struct openbench *ob = t->run->priv;
-	struct openbench_thread *ot = calloc(1, sizeof(*ot));
+	struct openbench_thread *ot = t->priv;
 	int i;
 
-	t->priv = ot;
 	/*
 	 * With 2 threads sharing them, perf (cpu-clock) put 9% of the samples
 	 * on the file table's file_lock (alloc_fd, file_close_fd), and
@@ -224,8 +223,6 @@ static int openbench_teardown(struct kscale_run *run)
 			    "expected 0", sum);
 	if (ops && ops->posted_bug)
 		kscale_set_counter(run, "writers_misattributed", moved / 2);
-	for (i = 0; i < run->nr_threads; i++)
-		free(run->threads[i].priv);
 	free(ob);
 	return run->failed ? -1 : 0;
 }
@@ -283,6 +280,7 @@ static const struct kscale_workload workloads[] = {
 		.thread_init = openbench_thread_init,
 		.loop = openbench_loop,
 		.teardown = openbench_teardown,
+		.thread_size = sizeof(struct openbench_thread),
 	},
 };
 
