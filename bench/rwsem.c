@@ -4,24 +4,18 @@
  * I/O of --bs on one shared file (--size of memory standing in for an
  * NVDIMM), --rwmixread percent reads, with fio's option names.
  *
- * The I/O path is v4.6 XFS on DAX, where the contended rwsem is the
- * inode's ILOCK: a read takes the IOLOCK shared, then dax_do_io() counts
- * the I/O in i_dio_count and maps the blocks under the ILOCK shared
- * (__xfs_get_blocks -> xfs_bmapi_read, --map-ns of work), then copies; a
- * write takes the IOLOCK shared (4.6 sends an aligned DAX write through
- * xfs_file_dio_aio_write(); --iolock-write=exclusive for the buffered
- * path of today's kernels), the ILOCK exclusive to update the file time
- * (file_update_time -> xfs_vn_update_time, a transaction modelled as
- * --update-time-ns of work), then maps and copies as a read does.  Both
+ * The I/O path is v4.6 XFS on DAX (models/rwsem/xfs_dax.c), where the
+ * contended rwsem is the inode's ILOCK; --iolock-write=exclusive for the
+ * buffered path of today's kernels, --map-ns of xfs_bmapi_read() and
+ * --update-time-ns of the timestamp transaction under the ILOCK.  Both
  * locks are the variant's rw_semaphore, or glibc's pthread_rwlock_t.
  * The rest of an I/O (the syscall, the VFS, fio's own work) is
- * --io-path-ns of uncontended work.  `fio` and `fio_xfs` run the real
- * fio with the same job (lib/harness/fio.h), on tmpfs and on a fresh XFS
+ * --io-path-ns of uncontended work; the `auto` values are calibrated in
+ * rwsem_calibrate.c.  `fio` and `fio_xfs` run the real fio with the same
+ * job (lib/harness/fio.h), on tmpfs and on a fresh XFS
  * (lib/harness/xfs_loop.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,192 +23,75 @@
 #include <unistd.h>
 
 #include "../lib/harness/calibrate.h"
-#include "../lib/harness/fio.h"
-#include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
-#include "../lib/harness/tmpfs.h"
-#include "../lib/harness/xfs_loop.h"
-#include "../lib/kernel/delay.h"
 #include "../lib/kernel/lockstat.h"
-#include "../models/rwsem/rwsem.h"
-
-/*
- * Offsets in v4.6's struct xfs_inode: i_lock after i_mount .. i_itemp,
- * i_iolock 40 bytes on (the counts of both in one cache line);
- * i_vnode.i_dio_count about 690 bytes in (config-dependent; estimated).
- */
-#define XFS_I_LOCK_OFFSET	144
-#define XFS_I_DIO_COUNT_OFFSET	692
-
-#define XFS_IOLOCK_EXCL		(1 << 0)
-#define XFS_IOLOCK_SHARED	(1 << 1)
-#define XFS_ILOCK_EXCL		(1 << 2)
-#define XFS_ILOCK_SHARED	(1 << 3)
+#include "rwsem.h"
 
 /* A sparse file in /dev/shm: room for fio's largest --size, twice. */
 #define XFS_LOOP_SIZE		(32UL << 30)
 
-/* The lock is the variant's struct rw_semaphore, in 40 bytes as both are. */
-typedef struct {
-	struct rwsem_storage mr_lock;
-} mrlock_t;
-
 /*
- * v4.6 struct xfs_inode (x86_64, no lockdep, no XFS_DEBUG), cache-line
- * aligned as xfs_inode_zone (KM_ZONE_HWALIGN) allocates it: the fields
- * the I/O path does not touch are padding here.
+ * The bench's side of a row (variant.h): the model's, or a host row's,
+ * with its locks or the real fio.
  */
-struct xfs_inode {
-	char i_mount_to_itemp[XFS_I_LOCK_OFFSET];
-	mrlock_t i_lock;		/* inode lock */
-	mrlock_t i_iolock;		/* inode IO lock */
-	char i_mmaplock_to_vnode[XFS_I_DIO_COUNT_OFFSET - XFS_I_LOCK_OFFSET -
-				 2 * sizeof(mrlock_t)];
-	atomic_t i_dio_count;		/* i_vnode.i_dio_count */
-} ____cacheline_aligned;
-
-/* The bench's side of a row (variant.h): the model's, or a host row's. */
 struct fio_kind {
-	bool pthread;			/* glibc's rwlock instead of rwsem */
+	const struct rwsem_ops *ops;	/* the pthread row's */
 	bool real;			/* the real fio */
 	bool on_xfs;			/* ... on XFS rather than tmpfs */
 };
 
-struct fio_run {
-	struct xfs_inode *ip;
-	const struct rwsem_variant *v;	/* NULL on a host row */
-	const struct rwsem_ops *ops;	/* v->ops */
-	pthread_rwlock_t pthread_iolock;
-	pthread_rwlock_t pthread_ilock;
-	unsigned long i_mtime;
-	char *data;
-	size_t size, bs;
-	bool pthread;			/* glibc's rwlock instead of rwsem */
-	bool real;			/* `fio` or `fio_xfs` */
-	unsigned int rwmixread;		/* percent */
-	unsigned int iolock_write;	/* XFS_IOLOCK_SHARED or _EXCL */
-	unsigned long update_time_ns, map_ns, io_path_ns[2];
-	struct fio_proc fio;
-};
-
-/* Cache-line aligned, as the kernel's per-CPU OSQ nodes are. */
-struct fio_thread {
-	struct optimistic_spin_node osq_node;
-	struct rwsem_profile profile;
-	unsigned long nvcsw, nivcsw;
-	uint64_t rng;
-	unsigned long reads, writes;
-	char *buf;
-} ____cacheline_aligned;
-
-static struct tmpfs_dirs fio_dir;
-static struct xfs_loop xfs;
-static char xfs_why[256];		/* why there is no XFS, or "" */
+struct tmpfs_dirs fio_dir;
+struct xfs_loop xfs;
+char xfs_why[256];
 static unsigned long map_auto_ns;
 
-static void xfs_lock_one(struct fio_run *fr, struct rwsem_storage *sem,
-			 pthread_rwlock_t *prw, bool excl)
+/*
+ * The pthread row: glibc's rwlocks behind the XFS path's lock vector.
+ * A pthread_rwlock_t does not fit a struct rwsem_storage: the storage
+ * holds a pointer to one of fio_run's, bound before init.
+ */
+static pthread_rwlock_t *pthread_rwlock_of(struct rwsem_storage *s)
 {
-	if (fr->pthread)
-		excl ? pthread_rwlock_wrlock(prw) : pthread_rwlock_rdlock(prw);
-	else
-		excl ? fr->ops->down_write(sem) : fr->ops->down_read(sem);
+	pthread_rwlock_t *prw;
+
+	memcpy(&prw, s->__opaque, sizeof(prw));
+	return prw;
 }
 
-static void xfs_unlock_one(struct fio_run *fr, struct rwsem_storage *sem,
-			   pthread_rwlock_t *prw, bool excl)
+static void pthread_rwsem_bind(struct rwsem_storage *s, pthread_rwlock_t *prw)
 {
-	if (fr->pthread)
-		pthread_rwlock_unlock(prw);
-	else
-		excl ? fr->ops->up_write(sem) : fr->ops->up_read(sem);
+	memcpy(s->__opaque, &prw, sizeof(prw));
 }
 
-static void xfs_ilock(struct fio_run *fr, unsigned int mode)
+static void pthread_rwsem_init(struct rwsem_storage *s)
 {
-	struct xfs_inode *ip = fr->ip;
-
-	if (mode & (XFS_IOLOCK_EXCL | XFS_IOLOCK_SHARED))
-		xfs_lock_one(fr, &ip->i_iolock.mr_lock, &fr->pthread_iolock,
-			     mode & XFS_IOLOCK_EXCL);
-	if (mode & (XFS_ILOCK_EXCL | XFS_ILOCK_SHARED))
-		xfs_lock_one(fr, &ip->i_lock.mr_lock, &fr->pthread_ilock,
-			     mode & XFS_ILOCK_EXCL);
+	pthread_rwlock_init(pthread_rwlock_of(s), NULL);
 }
 
-static void xfs_iunlock(struct fio_run *fr, unsigned int mode)
+static void pthread_down_read(struct rwsem_storage *s)
 {
-	struct xfs_inode *ip = fr->ip;
-
-	if (mode & (XFS_ILOCK_EXCL | XFS_ILOCK_SHARED))
-		xfs_unlock_one(fr, &ip->i_lock.mr_lock, &fr->pthread_ilock,
-			       mode & XFS_ILOCK_EXCL);
-	if (mode & (XFS_IOLOCK_EXCL | XFS_IOLOCK_SHARED))
-		xfs_unlock_one(fr, &ip->i_iolock.mr_lock, &fr->pthread_iolock,
-			       mode & XFS_IOLOCK_EXCL);
+	pthread_rwlock_rdlock(pthread_rwlock_of(s));
 }
 
-/* __xfs_get_blocks(): xfs_bmapi_read() under the ILOCK shared. */
-static void xfs_get_blocks(struct fio_run *fr)
+static void pthread_down_write(struct rwsem_storage *s)
 {
-	xfs_ilock(fr, XFS_ILOCK_SHARED);
-	ndelay(fr->map_ns);
-	xfs_iunlock(fr, XFS_ILOCK_SHARED);
+	pthread_rwlock_wrlock(pthread_rwlock_of(s));
 }
 
-/* dax_do_io() with DIO_LOCKING off: count the I/O, map, copy. */
-static void dax_do_io(struct fio_run *fr, char *buf, size_t off, bool write)
+static void pthread_up(struct rwsem_storage *s)
 {
-	lockstat_visit(&fr->ip->i_dio_count);
-	atomic_inc(&fr->ip->i_dio_count);	/* inode_dio_begin() */
-	xfs_get_blocks(fr);
-	if (write)
-		memcpy(fr->data + off, buf, fr->bs);
-	else
-		memcpy(buf, fr->data + off, fr->bs);
-	lockstat_visit(&fr->ip->i_dio_count);
-	atomic_dec(&fr->ip->i_dio_count);	/* inode_dio_end() */
+	pthread_rwlock_unlock(pthread_rwlock_of(s));
 }
 
-static void xfs_file_dax_read(struct fio_run *fr, char *buf, size_t off)
-{
-	xfs_ilock(fr, XFS_IOLOCK_SHARED);
-	dax_do_io(fr, buf, off, false);
-	xfs_iunlock(fr, XFS_IOLOCK_SHARED);
-}
-
-/* file_update_time() -> xfs_vn_update_time(): a transaction under ILOCK. */
-static void xfs_vn_update_time(struct fio_run *fr)
-{
-	xfs_ilock(fr, XFS_ILOCK_EXCL);
-	WRITE_ONCE(fr->i_mtime, fr->i_mtime + 1);
-	ndelay(fr->update_time_ns);
-	xfs_iunlock(fr, XFS_ILOCK_EXCL);
-}
-
-static void xfs_file_dax_write(struct fio_run *fr, char *buf, size_t off)
-{
-	xfs_ilock(fr, fr->iolock_write);
-	xfs_vn_update_time(fr);
-	dax_do_io(fr, buf, off, true);
-	xfs_iunlock(fr, fr->iolock_write);
-}
-
-/* One I/O, with --io-path-ns of the rest of the syscall before it. */
-static void fio_io(struct fio_run *fr, struct fio_thread *ft, uint64_t r)
-{
-	size_t off = (r >> 8) % (fr->size / fr->bs) * fr->bs;
-	bool write = r % 100 >= fr->rwmixread;
-
-	ndelay(fr->io_path_ns[write]);
-	if (write) {
-		xfs_file_dax_write(fr, ft->buf, off);
-		ft->writes++;
-	} else {
-		xfs_file_dax_read(fr, ft->buf, off);
-		ft->reads++;
-	}
-}
+/* What xfs_dax.c takes; glibc's rwlocks are not lockstat's. */
+static const struct rwsem_ops pthread_rwsem_ops = {
+	.name		= "pthread",
+	.init		= pthread_rwsem_init,
+	.down_read	= pthread_down_read,
+	.up_read	= pthread_up,
+	.down_write	= pthread_down_write,
+	.up_write	= pthread_up,
+};
 
 static void model_loop(struct kscale_thread *t)
 {
@@ -251,8 +128,8 @@ static int fio_thread_init(struct kscale_thread *t)
 	memset(ft, 0, sizeof(*ft));
 	t->priv = ft;
 	ft->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
-	ft->buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
-	memset(ft->buf, t->id, fr->bs);
+	ft->buf = aligned_alloc(4096, (fr->file.bs + 4095) & ~4095UL);
+	memset(ft->buf, t->id, fr->file.bs);
 	osq_thread_init(&ft->osq_node, t->id);
 	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
 	current->nvcsw = current->nivcsw = 0;
@@ -287,18 +164,17 @@ static size_t parse_size(const char *v)
 	return n << shift;
 }
 
-/* fio's file for this size, laid out (and cached) the first time. */
-static int fio_file(struct kscale_run *run, struct fio_run *fr,
+int fio_file(struct kscale_run *run, struct fio_run *fr,
 		    struct fio_job *job, const char *dir)
 {
 	struct stat st;
 	char err[300];
 
 	snprintf(job->filename, sizeof(job->filename), "%s/fio.%zu", dir,
-		 fr->size);
-	if (!stat(job->filename, &st) && (size_t)st.st_size == fr->size)
+		 fr->file.size);
+	if (!stat(job->filename, &st) && (size_t)st.st_size == fr->file.size)
 		return 0;
-	if (fio_layout(job->filename, fr->size, err, sizeof(err)))
+	if (fio_layout(job->filename, fr->file.size, err, sizeof(err)))
 		return kscale_fail(run, "%s", err);
 	return 0;
 }
@@ -308,8 +184,8 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 {
 	struct fio_job job = {
 		.rw = kscale_knob(run, "rw"),
-		.bs = fr->bs,
-		.size = fr->size,
+		.bs = fr->file.bs,
+		.size = fr->file.size,
 		.rwmixread = fr->rwmixread,
 	};
 
@@ -318,250 +194,6 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 	return fio_start(run, &job, &fr->fio);
 }
 
-/*
- * --io-path-ns=auto and --map-ns=auto, calibrated on the running kernel:
- * a 1-job fio randread and randwrite on the reference file (XFS when
- * there is one) give what a real I/O costs a fio job; io_path_ns is the
- * work that makes the model's I/O (on the run's file, with its map and
- * update-time work) cost as much: one secant step from no work, as the
- * work's cost is not quite additive (a spin delays the copy's cache
- * misses).  The map work is lseek(SEEK_DATA), which maps a block under
- * the ILOCK shared, less lseek(SEEK_CUR), which does not.  All of it
- * through calibrate.h; --calibration's names are rwsem.map_ns and
- * rwsem.io_path_ns.{read,write}.size=N,bs=N,map=NS,update=NS,iolock=MODE.
- */
-#define CALIBRATION_IOS		20000
-/* a write's cost moves by 2x between fio runs: the median of short ones */
-#define CALIBRATION_FIO_S	0.1
-#define MAX_CALIBRATIONS	8
-
-struct io_calibration {
-	size_t size, bs;
-	unsigned long map_ns, update_time_ns;
-	unsigned int iolock_write;
-	unsigned long io_path_ns[2];	/* [0] read, [1] write */
-};
-
-static struct io_calibration calibrations[MAX_CALIBRATIONS];
-static int nr_calibrations;
-
-struct calibration {
-	int fd;
-	size_t size;
-	bool write;
-	uint64_t rng;
-	struct fio_run *model;
-	char *buf;
-};
-
-static long model_io_round(struct kscale_round *r)
-{
-	struct calibration *c = r->arg;
-	struct fio_thread ft = { .buf = c->buf };
-	long i;
-
-	for (i = 0; i < CALIBRATION_IOS; i++)
-		fio_io(c->model, &ft, kscale_rand64(&c->rng) / 100 * 100 +
-		       (c->write ? 99 : 0));
-	return CALIBRATION_IOS;
-}
-
-static long seek_round(struct kscale_round *r)
-{
-	struct calibration *c = r->arg;
-	long i;
-
-	for (i = 0; i < CALIBRATION_IOS; i++) {
-		off_t off = (off_t)(kscale_rand64(&c->rng) % (c->size / 4096)) *
-			    4096;
-
-		if (lseek(c->fd, c->write ? 0 : off,
-			  c->write ? SEEK_CUR : SEEK_DATA) < 0)
-			return -1;
-	}
-	return CALIBRATION_IOS;
-}
-
-/* One run of one fio job on this CPU (the calibration's), timed by fio. */
-static long fio_round(struct kscale_round *r)
-{
-	struct fio_job *job = r->arg;
-	struct fio_totals t;
-	struct fio_proc p;
-
-	snprintf(job->cpus, sizeof(job->cpus), "%d", sched_getcpu());
-	if (fio_spawn(job, &p, r->err, sizeof(r->err)) ||
-	    fio_wait(&p, &t, r->err, sizeof(r->err)))
-		return -1;
-	if (t.ios <= 0 || t.iops <= 0)
-		return 0;
-	r->ns = t.ios / t.iops * 1e9;
-	return (long)t.ios;
-}
-
-static const char *reference_dir(void)
-{
-	return xfs_why[0] ? fio_dir.path[0] : xfs.dir;
-}
-
-/* What io_path_ns is measured with, for one file and work. */
-struct io_path_measure {
-	struct kscale_run *run;
-	struct fio_run *fr;
-	struct fio_job job;		/* on the reference file, made once */
-	struct calibration c;		/* the model's I/O with v4.6's rwsem */
-	double real_ns[2];		/* a fio job's I/O, 0 if not measured */
-};
-
-/* The work that makes one uncontended model I/O cost what fio's did. */
-static int measure_io_path(void *arg, double *ns, char *err, size_t len)
-{
-	struct io_path_measure *m = arg;
-	struct fio_run *own = m->c.model;
-	bool write = m->c.write;
-	double real, none, some, slope;
-
-	if (!m->job.filename[0] &&
-	    fio_file(m->run, m->fr, &m->job, reference_dir())) {
-		snprintf(err, len, "%s", m->run->error);
-		return -1;
-	}
-	m->job.rw = write ? "randwrite" : "randread";
-	m->job.nr_jobs = 1;
-	m->job.runtime = CALIBRATION_FIO_S;
-	m->job.ramp = CALIBRATION_FIO_S / 2;
-	if (kscale_calibrate(fio_round, &m->job, &real, err, len))
-		return -1;
-	m->real_ns[write] = real;
-	own->io_path_ns[write] = 0;
-	if (kscale_calibrate(model_io_round, &m->c, &none, err, len))
-		return -1;
-	*ns = real - none;
-	if (*ns <= 0)
-		return 0;
-	own->io_path_ns[write] = (unsigned long)*ns;
-	if (kscale_calibrate(model_io_round, &m->c, &some, err, len))
-		return -1;
-	/* a slope far from 1 is the timing's noise, not the work's */
-	slope = (some - none) / own->io_path_ns[write];
-	if (slope > 0.5 && slope < 2)
-		*ns /= slope;
-	return 0;
-}
-
-static bool same_calibration(const struct io_calibration *ic,
-			     const struct fio_run *fr)
-{
-	return ic->size == fr->size && ic->bs == fr->bs &&
-	       ic->map_ns == fr->map_ns &&
-	       ic->update_time_ns == fr->update_time_ns &&
-	       ic->iolock_write == fr->iolock_write;
-}
-
-/*
- * Once per file and work: every variant then runs the same work, timed
- * with v4.6's rwsem (uncontended, the versions differ by a few atomics).
- */
-static struct io_calibration *calibrate_io(struct kscale_run *run,
-					   struct fio_run *fr)
-{
-	struct io_calibration *ic = calibrations;
-	struct fio_run own = *fr;
-	struct io_path_measure m = {
-		.run = run,
-		.fr = fr,
-		.job = { .bs = fr->bs, .size = fr->size },
-		.c = { .size = fr->size, .rng = 1, .model = &own },
-	};
-	char name[200], err[600];
-	int w;
-
-	for (; ic < calibrations + nr_calibrations; ic++)
-		if (same_calibration(ic, fr))
-			return ic;
-	if (nr_calibrations == MAX_CALIBRATIONS) {
-		kscale_fail(run, "more than %d file and work settings with "
-			    "--io-path-ns=auto", MAX_CALIBRATIONS);
-		return NULL;
-	}
-	own.pthread = false;
-	own.ops = &rwsem_v4_6_ops;
-	own.ip = aligned_alloc(SMP_CACHE_BYTES, sizeof(*own.ip));
-	m.c.buf = aligned_alloc(4096, (fr->bs + 4095) & ~4095UL);
-	if (!own.ip || !m.c.buf) {
-		kscale_fail(run, "out of memory");
-		goto out;
-	}
-	own.ops->init(&own.ip->i_iolock.mr_lock);
-	own.ops->init(&own.ip->i_lock.mr_lock);
-	for (w = 0; w < 2; w++) {
-		snprintf(name, sizeof(name), "rwsem.io_path_ns.%s.size=%zu,"
-			 "bs=%zu,map=%lu,update=%lu,iolock=%s",
-			 w ? "write" : "read", fr->size, fr->bs, fr->map_ns,
-			 fr->update_time_ns, fr->iolock_write ==
-			 XFS_IOLOCK_EXCL ? "exclusive" : "shared");
-		m.c.write = w;
-		if (kscale_calibrated(name, &ic->io_path_ns[w],
-				      measure_io_path, &m, err, sizeof(err))) {
-			kscale_fail(run, "%s", err);
-			goto out;
-		}
-		if (m.real_ns[w])
-			fprintf(stderr, "rwsem: %s: %lu (a fio job on %s: "
-				"%.0f ns)\n", name, ic->io_path_ns[w],
-				xfs_why[0] ? "tmpfs" : "XFS", m.real_ns[w]);
-		else
-			fprintf(stderr, "rwsem: %s: %lu (from --calibration)"
-				"\n", name, ic->io_path_ns[w]);
-	}
-	ic->size = fr->size;
-	ic->bs = fr->bs;
-	ic->map_ns = fr->map_ns;
-	ic->update_time_ns = fr->update_time_ns;
-	ic->iolock_write = fr->iolock_write;
-	nr_calibrations++;
-out:
-	free(m.c.buf);
-	free(own.ip);
-	return run->failed ? NULL : ic;
-}
-
-static int set_io_path(struct kscale_run *run, struct fio_run *fr)
-{
-	struct io_calibration *ic = NULL;
-	int w;
-
-	if (!strcmp(kscale_knob(run, "io_path_ns"), "auto")) {
-		ic = calibrate_io(run, fr);
-		if (!ic)
-			return -1;
-	}
-	for (w = 0; w < 2; w++)
-		fr->io_path_ns[w] = kscale_knob_ns(run, "io_path_ns",
-						   ic ? ic->io_path_ns[w] : 0);
-	kscale_set_counter(run, "io_path_read_ns", fr->io_path_ns[0]);
-	kscale_set_counter(run, "io_path_write_ns", fr->io_path_ns[1]);
-	return 0;
-}
-
-/*
- * For lockstat, as xfs_inode lays them out: i_lock whole on the line its
- * count shares with i_iolock's, one line a visit (a write hold also
- * stores i_mtime, on fio_run's line every I/O reads: not counted);
- * i_iolock's count there and its owner on the next line, two; the dio
- * count alone on its line.  glibc's rwlocks are not counted.
- */
-static void lockstat_register_inode(struct fio_run *fr)
-{
-	if (!fr->pthread) {
-		lockstat_register(&fr->ip->i_lock.mr_lock, "i_lock", 1,
-				  LOCKSTAT_RWSEM);
-		lockstat_register(&fr->ip->i_iolock.mr_lock, "i_iolock", 2,
-				  LOCKSTAT_RWSEM);
-	}
-	lockstat_register(&fr->ip->i_dio_count, "i_dio_count", 1,
-			  LOCKSTAT_LINE);
-}
 
 static int fio_setup(struct kscale_run *run)
 {
@@ -569,42 +201,41 @@ static int fio_setup(struct kscale_run *run)
 	const struct kscale_variant *row = kscale_row(run);
 	const struct fio_kind *k = row->host ?: &model_kind;
 	struct fio_run *fr = calloc(1, sizeof(*fr));
+	struct xfs_dax_file *f = &fr->file;
 	const char *rw = kscale_knob(run, "rw");
 
 	run->priv = fr;
 	fr->real = k->real;
-	fr->pthread = k->pthread;
 	fr->v = row->ops;
-	fr->ops = fr->v ? fr->v->ops : NULL;
+	f->ops = fr->v ? fr->v->ops : k->ops;
 	rwsem_reader_owned_patch = fr->v && fr->v->reader_owned_patch;
 	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
 	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
 					       0;
-	fr->bs = parse_size(kscale_knob(run, "bs"));
-	fr->size = parse_size(kscale_knob(run, "size")) / fr->bs * fr->bs;
+	f->bs = parse_size(kscale_knob(run, "bs"));
+	f->size = parse_size(kscale_knob(run, "size")) / f->bs * f->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
 			!strcmp(rw, "randread") ? 100 :
 			(unsigned int)kscale_knob_long(run, "rwmixread");
 	if (fr->real)
 		return fio_real_start(run, fr, k->on_xfs);
-	fr->iolock_write = strcmp(kscale_knob(run, "iolock_write"),
-				  "exclusive") ? XFS_IOLOCK_SHARED :
-					       XFS_IOLOCK_EXCL;
-	fr->update_time_ns = kscale_knob_long(run, "update_time_ns");
-	fr->map_ns = kscale_knob_ns(run, "map_ns", map_auto_ns);
-	fr->ip = aligned_alloc(SMP_CACHE_BYTES, sizeof(*fr->ip));
-	fr->data = aligned_alloc(4096, fr->size);
-	if (!fr->ip || !fr->data)
+	f->iolock_write = strcmp(kscale_knob(run, "iolock_write"),
+				 "exclusive") ? XFS_IOLOCK_SHARED :
+					      XFS_IOLOCK_EXCL;
+	f->update_time_ns = kscale_knob_long(run, "update_time_ns");
+	f->map_ns = kscale_knob_ns(run, "map_ns", map_auto_ns);
+	f->ip = xfs_inode_alloc();
+	f->data = aligned_alloc(4096, f->size);
+	if (!f->ip || !f->data)
 		return kscale_fail(run, "out of memory");
-	memset(fr->ip, 0, sizeof(*fr->ip));
-	memset(fr->data, 0, fr->size);
-	if (fr->ops) {
-		fr->ops->init(&fr->ip->i_iolock.mr_lock);
-		fr->ops->init(&fr->ip->i_lock.mr_lock);
+	memset(f->data, 0, f->size);
+	if (!fr->v) {
+		pthread_rwsem_bind(&f->ip->i_iolock.mr_lock,
+				   &fr->pthread_iolock);
+		pthread_rwsem_bind(&f->ip->i_lock.mr_lock, &fr->pthread_ilock);
 	}
-	pthread_rwlock_init(&fr->pthread_iolock, NULL);
-	pthread_rwlock_init(&fr->pthread_ilock, NULL);
-	lockstat_register_inode(fr);
+	xfs_inode_init_locks(f->ip, f->ops);
+	lockstat_register_inode(f, fr->v);
 	return set_io_path(run, fr);
 }
 
@@ -647,7 +278,7 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 	struct rwsem_profile sum = { 0 };
 	double reads = 0, writes = 0, switches = 0;
 	double iops = kscale_counter(run, "ops_per_sec");
-	double read_share, mb = (double)fr->bs / (1 << 20);
+	double read_share, mb = (double)fr->file.bs / (1 << 20);
 	int i, j;
 
 	for (i = 0; i < run->nr_threads; i++) {
@@ -676,7 +307,7 @@ static void model_counters(struct kscale_run *run, struct fio_run *fr)
 	kscale_set_counter(run, "total_MBps", iops * mb);
 	kscale_set_counter(run, "switches_per_io",
 			   reads + writes ? switches / (reads + writes) : 0);
-	if (fr->pthread)
+	if (!fr->v)
 		return;
 	set_profile(run, "kernel_rwsem_down_write_slowpath_children_pct",
 		    "kernel_rwsem_down_write_slowpath_self_pct",
@@ -717,11 +348,12 @@ static int fio_teardown(struct kscale_run *run)
 
 	if (fr->real) {
 		fio_finish(run, &fr->fio);
-	} else if (fr->ip) {
+	} else if (fr->file.ip) {
 		if (fr->v) {
-			check_rwsem(run, fr, &fr->ip->i_iolock.mr_lock,
+			check_rwsem(run, fr, &fr->file.ip->i_iolock.mr_lock,
 				    "i_iolock");
-			check_rwsem(run, fr, &fr->ip->i_lock.mr_lock, "i_lock");
+			check_rwsem(run, fr, &fr->file.ip->i_lock.mr_lock,
+				    "i_lock");
 		}
 		model_counters(run, fr);
 	}
@@ -732,36 +364,12 @@ static int fio_teardown(struct kscale_run *run)
 			free(ft->buf);
 		free(ft);
 	}
-	free(fr->ip);
-	free(fr->data);
+	free(fr->file.ip);
+	free(fr->file.data);
 	free(fr);
 	return run->failed ? -1 : 0;
 }
 
-/* lseek(SEEK_DATA) less lseek(SEEK_CUR) on a file of the XFS. */
-static int measure_map_work(void *arg, double *ns, char *err, size_t len)
-{
-	struct calibration c = { .size = 16 << 20, .rng = 1 }, null;
-	char path[400];
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/calibrate", xfs.dir);
-	if (fio_layout(path, c.size, err, len))
-		return -1;
-	c.fd = open(path, O_RDONLY);
-	if (c.fd < 0) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
-		ret = -1;
-	} else {
-		null = c;
-		null.write = true;
-		ret = kscale_calibrate_less(seek_round, &c, seek_round, &null,
-					    ns, NULL, NULL, err, len);
-		close(c.fd);
-	}
-	unlink(path);
-	return ret;
-}
 
 static int rwsem_init_model(const struct kscale_options *o, char *err,
 			    size_t len)
@@ -865,7 +473,7 @@ static const struct kscale_workload workloads[] = {
 	},
 };
 
-static const struct fio_kind pthread_kind = { .pthread = true };
+static const struct fio_kind pthread_kind = { .ops = &pthread_rwsem_ops };
 static const struct fio_kind fio_kind = { .real = true };
 static const struct fio_kind fio_xfs_kind = { .real = true, .on_xfs = true };
 
