@@ -223,7 +223,7 @@ xfs_killed_leaves_nothing() {
 		command -v mkfs.xfs >/dev/null || return 0
 	TMPDIR=$tmp "${bench%/*}/rwsem" --variants=fio_xfs --cpus=1 \
 		--io-path-ns=0 --map-ns=0 --duration=5 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &
+		--perf=0 >/dev/null 2>&1 &
 	pid=$!
 	for ((i = 0; i < 50; i++)); do
 		pgrep -f "$fio" >/dev/null && break
@@ -251,7 +251,7 @@ perf_killed_leaves_nothing() {
 	local sig=$1 pid i
 
 	TMPDIR=$tmp "${bench%/*}/shmem_fault" --variants=real --cpus=1 \
-		--pages=256 --duration=5 --warmup=0 --perf=true \
+		--pages=256 --duration=5 --warmup=0 --perf=1 \
 		>/dev/null 2>"$tmp/err" &
 	pid=$!
 	# the run's own recording, not the start-up's probe
@@ -282,14 +282,14 @@ killed_dirs_reaped() {
 	local pid
 
 	"$bench" --variants=real --cpus=1 --duration=5 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &
+		--perf=0 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
 	kill -KILL "$pid"
 	wait "$pid"
 	compgen -G "/dev/shm/kscale.$pid.*" >/dev/null || return 1
 	"$bench" --variants=real --cpus=1 --duration=0.02 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &&
+		--perf=0 >/dev/null 2>&1 &&
 		! compgen -G "/dev/shm/kscale.$pid.*" >/dev/null
 }
 
@@ -326,7 +326,7 @@ PY
 test_run_adaptive() {
 	local results=$KSCALE_RESULTS/adaptive
 
-	printf 'run ad mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false --benchmark_repetitions=4 --target-ci=0.0001%% --max-repetitions=8\n' \
+	printf 'run ad mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=0 --benchmark_repetitions=4 --target-ci=0.0001%% --max-repetitions=8\n' \
 		>"$tmp/adaptive.conf"
 	run "$kscale" run "$tmp/adaptive.conf"
 	check "run --target-ci exits 0" test "$status" -eq 0
@@ -521,8 +521,8 @@ interrupt_run() {
 	else
 		long="mnt_writers --variants=real"
 	fi
-	printf '%s\n' "run first mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false" \
-		"run second $long --cpus=1 --duration=10 --warmup=0 --perf=false" \
+	printf '%s\n' "run first mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=0" \
+		"run second $long --cpus=1 --duration=10 --warmup=0 --perf=0" \
 		>"$dir/interrupted.conf"
 	# an earlier invocation's results of the second line
 	printf '{"earlier": true}\n' >"$results/second.json"
