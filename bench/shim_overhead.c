@@ -22,8 +22,10 @@ int main(int argc, char **argv)
 	int nr_run;
 
 	kb_register_batch("shim_overhead/null/c_batch", null_c_batch, NULL);
-	if (kb_initialize(&argc, argv))
+	if (kb_initialize(&argc, argv, why, sizeof(why))) {
+		fprintf(stderr, "shim_overhead: %s\n", why);
 		return 2;
+	}
 	if (kb_run(&nr_run, why, sizeof(why)) || !nr_run) {
 		fprintf(stderr, "shim_overhead: %s\n", nr_run ? "failed" : why);
 		return 1;

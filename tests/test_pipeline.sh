@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/check.sh
 source "$root/tests/check.sh"
 # the real profile (--perf) is tested once a model, at the end
-tiny=(--duration=0.05 --warmup=0.01 --perf=false)
+tiny=(--duration=0.05 --warmup=0.01 --perf=0)
 
 json_ok() {
 	/usr/bin/python3 - "$1" <<'PY'
@@ -373,7 +373,7 @@ no_perf_left() {
 }
 
 # One run of a host variant of each model, its window profiled.
-perf_run=(--cpus=1 --duration=0.1 --warmup=0.05 --perf=true)
+perf_run=(--cpus=1 --duration=0.1 --warmup=0.05 --perf=1)
 check "perf: mnt_writers real, profiled" \
 	env TMPDIR="$tmp" "$build/bench/mnt_writers" --variants=real \
 	"${perf_run[@]}" --benchmark_out="$tmp/perf-mnt.json"
@@ -410,10 +410,10 @@ check "perf: ... says why on stderr" \
 	grep -q "perf: unavailable: perf not found in PATH" "$tmp/perf-none.err"
 check "perf: ... and in the context, with no kernel_* counter" \
 	no_perf "$tmp/perf-none.json" "unavailable: perf not found in PATH"
-check "perf: --perf=false" \
+check "perf: --perf=0" \
 	env TMPDIR="$tmp" "$build/bench/mnt_writers" --variants=real \
 	"${tiny[@]}" --benchmark_out="$tmp/perf-off.json"
-check "perf: --perf=false leaves the counters out" \
+check "perf: --perf=0 leaves the counters out" \
 	no_perf "$tmp/perf-off.json" "off"
 check "perf: no perf process or file is left" no_perf_left
 

@@ -47,10 +47,16 @@ run timeout 60 "$broken" --seconds=1 broken/posted
 check "a posted bug caught passes, as expected" eval '[[ $status == 0 ]] && has "broken/posted-torture: End of test: FAILURE, as expected from the posted bug: spin_lock"'
 check "a posted bug missed fails" broken posted_missed "broken/posted_missed-torture: End of test: FAILURE: missed the posted bug: "
 
-for bad in --seconds=abc --seconds=0 --tasks=1.5 --numa-emulate=0 nosuchmodel primitives/nosuch; do
+for bad in --seconds=abc --seconds=0 --tasks=1.5 --numa-emulate=0 --bogus \
+	   --seconds --list=true nosuchmodel primitives/nosuch; do
 	run "$torture" "$bad"
-	check "bad argument $bad: exit 2, one line" eval '[[ $status == 2 && $(wc -l <"$tmp/out") == 1 ]] && has "^torture: bad "'
+	check "bad argument $bad: exit 2, one line" eval '[[ $status == 2 && $(wc -l <"$tmp/out") == 1 ]] && has "^torture: [-a-z]"'
 done
+# --help is the flag table: every flag of it, in the one boolean syntax
+run "$torture" --help
+check "--help lists every flag" eval '[[ $status == 0 ]] && has "^  --seconds=S " && has "^  --quiet-ms=MS " && has "^  -h, --help "'
+run "$torture" --list=1
+check "--list=1 is --list" has "^mnt_writers/percpu_seed posted bug: "
 
 run "$torture" --list
 cp "$tmp/out" "$tmp/list"

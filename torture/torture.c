@@ -8,7 +8,6 @@
  * invariants hold exactly, stand in for locktorture's stutter.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/harness/flags.h"
 #include "../lib/sys/topology.h"
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/lockstat.h"
@@ -49,7 +49,30 @@ static struct {
 	unsigned long seed;
 	double stall;
 	double quiet_ms;
-} opt = { .seconds = 30, .stall = 10, .quiet_ms = 100 };
+	bool list;
+	bool help;
+} opt;
+
+static const struct kscale_flag torture_flags[] = {
+	KSCALE_FLAG_SECONDS("seconds", "S", &opt.seconds,
+		KSCALE_FROM(0.01, 1e6), "30", "per variant"),
+	KSCALE_FLAG_INT("tasks", "N", &opt.nr_tasks, KSCALE_FROM(1, 4096),
+		"4 per CPU, at least 8", "model tasks"),
+	KSCALE_FLAG_INT("numa-emulate", "N", &opt.numa_emulate,
+		KSCALE_FROM(1, 4096),
+		"the real nodes, or 2 on a one-node machine with 2+ CPUs",
+		"pretend nodes over the CPUs"),
+	KSCALE_FLAG_INT("seed", "N", &opt.seed, KSCALE_FROM(0, 1e15),
+		"from the clock; printed", "random seed"),
+	KSCALE_FLAG_SECONDS("stall", "S", &opt.stall, KSCALE_FROM(0.1, 1e6),
+		"10", "a task without progress for S s fails"),
+	KSCALE_FLAG_DOUBLE("quiet-ms", "MS", &opt.quiet_ms,
+		KSCALE_FROM(1, 1e6), "100", "a quiet point every MS ms"),
+	KSCALE_FLAG_ACTION("list", 0, &opt.list,
+		"print MODEL/VARIANT names and exit"),
+	KSCALE_FLAG_ACTION("help", 'h', &opt.help, "this text"),
+};
+#define NR_TORTURE_FLAGS	(sizeof(torture_flags) / sizeof(torture_flags[0]))
 
 int torture_nr_tasks;
 static struct topology topo;
@@ -384,39 +407,19 @@ static int torture_variant(const struct torture_model *m, const void *v,
 	return missed;
 }
 
-static void usage(FILE *f)
+static void usage(void)
 {
-	fprintf(f,
-"usage: torture [OPTIONS] [MODEL[/VARIANT]...]\n"
-"Torture every variant of each MODEL (all models by default) on the model\n"
-"scheduler; a locktorture verdict per variant; exit 1 if any failed.\n"
-"  --seconds=S       per variant (default 30)\n"
-"  --tasks=N         model tasks (default 4 per CPU, at least 8)\n"
-"  --numa-emulate=N  pretend nodes over the CPUs (default: the real\n"
-"                    nodes, or 2 on a one-node machine with 2+ CPUs)\n"
-"  --seed=N          random seed (default: from the clock; printed)\n"
-"  --stall=S         a task without progress for S s fails (default 10)\n"
-"  --quiet-ms=MS     a quiet point every MS ms (default 100)\n"
-"  --list            print MODEL/VARIANT names and exit\n");
+	printf("usage: torture [OPTIONS] [MODEL[/VARIANT]...]\n"
+	       "Torture every variant of each MODEL (all models by default) on "
+	       "the model\nscheduler; a locktorture verdict per variant; exit "
+	       "1 if any failed.\n");
+	kscale_flags_help(stdout, torture_flags, NR_TORTURE_FLAGS);
 }
 
-static void bad(const char *what, const char *value)
+static _Noreturn void bad(const char *what, const char *value)
 {
 	fprintf(stderr, "torture: bad %s '%s' (see --help)\n", what, value);
 	exit(2);
-}
-
-static double parse_double(const char *what, const char *s, double min,
-			   double max)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
-		bad(what, s);
-	return v;
 }
 
 static bool selected(char **names, int nr, const char *model,
@@ -439,69 +442,61 @@ static bool selected(char **names, int nr, const char *model,
 	return any;
 }
 
-static void parse_args(int argc, char **argv)
+static void list_variants(void)
 {
-	static const struct option longopts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "tasks", required_argument, NULL, 't' },
-		{ "numa-emulate", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'r' },
-		{ "stall", required_argument, NULL, 'w' },
-		{ "quiet-ms", required_argument, NULL, 'q' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	double v;
-	int c;
+	for_each_torture_model(m) {
+		const struct kscale_variant *v;
+		const char *bug;
 
-	opt.seed = (unsigned long)time(NULL);
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			opt.seconds = parse_double("--seconds", optarg, 0.01, 1e6);
-			break;
-		case 't':
-			v = parse_double("--tasks", optarg, 1, 4096);
-			if (v != (int)v)
-				bad("--tasks", optarg);
-			opt.nr_tasks = (int)v;
-			break;
-		case 'n':
-			opt.numa_emulate = (int)parse_double("--numa-emulate",
-							     optarg, 1, 4096);
-			break;
-		case 'r':
-			opt.seed = (unsigned long)parse_double("--seed", optarg,
-							       0, 1e15);
-			break;
-		case 'w':
-			opt.stall = parse_double("--stall", optarg, 0.1, 1e6);
-			break;
-		case 'q':
-			opt.quiet_ms = parse_double("--quiet-ms", optarg, 1, 1e6);
-			break;
-		case 'l':
-			for_each_torture_model(m) {
-				const struct kscale_variant *v;
-
-				for_each_variant_row(v, (*m)->variants) {
-					const char *bug = posted_bug(*m, v->ops);
-
-					printf("%s/%s%s%s\n", (*m)->name, v->name,
-					       bug ? " posted bug: " : "",
-					       bug ? bug : "");
-				}
-			}
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			exit(2);
+		for_each_variant_row(v, (*m)->variants) {
+			bug = posted_bug(*m, v->ops);
+			printf("%s/%s%s%s\n", (*m)->name, v->name,
+			       bug ? " posted bug: " : "", bug ? bug : "");
 		}
 	}
+}
+
+/* The flags into opt; the MODEL[/VARIANT] names left in names[]. */
+static int parse_args(int argc, char **argv, char **names)
+{
+	char err[256];
+	int i, nr = 0, ret;
+	bool flags = true;
+
+	opt.seed = (unsigned long)time(NULL);
+	if (kscale_flags_defaults(torture_flags, NR_TORTURE_FLAGS,
+				  err, sizeof(err)))
+		goto fail;
+	for (i = 1; i < argc; i++) {
+		if (flags && !strcmp(argv[i], "--")) {
+			flags = false;
+			continue;
+		}
+		if (!flags || argv[i][0] != '-') {
+			names[nr++] = argv[i];
+			continue;
+		}
+		ret = kscale_flags_parse(torture_flags,
+					 NR_TORTURE_FLAGS, argv[i],
+					 err, sizeof(err));
+		if (!ret)
+			snprintf(err, sizeof(err), "unknown option '%s' (see "
+				 "--help)", argv[i]);
+		if (ret <= 0)
+			goto fail;
+	}
+	if (opt.help) {
+		usage();
+		exit(0);
+	}
+	if (opt.list) {
+		list_variants();
+		exit(0);
+	}
+	return nr;
+fail:
+	fprintf(stderr, "torture: %s\n", err);
+	exit(2);
 }
 
 static void machine_init(void)
@@ -535,10 +530,12 @@ static void machine_init(void)
 
 int main(int argc, char **argv)
 {
-	char **names;
-	bool *used;
+	char **names = calloc(argc, sizeof(*names));
+	bool *used = calloc(argc, sizeof(*used));
 	int nr, i, failed = 0, ran = 0;
 
+	if (!names || !used)
+		abort();
 	for_each_torture_model(m) {
 		char err[256];
 
@@ -548,10 +545,7 @@ int main(int argc, char **argv)
 			exit(2);
 		}
 	}
-	parse_args(argc, argv);
-	names = argv + optind;
-	nr = argc - optind;
-	used = calloc(nr + 1, sizeof(*used));
+	nr = parse_args(argc, argv, names);
 	for_each_torture_model(m) {
 		const struct kscale_variant *v;
 
@@ -574,5 +568,6 @@ int main(int argc, char **argv)
 	}
 	printf("torture: %d variants, %d failed\n", ran, failed);
 	free(used);
+	free(names);
 	return failed ? 1 : 0;
 }

@@ -45,8 +45,11 @@ void kb_register_threads(const char *name, int threads, kb_thread_fn fn,
 			 void *arg);
 void kb_register_batch(const char *name, kb_batch_fn fn, void *arg);
 void kb_add_context(const char *key, const char *value);
-/* Parses and removes Google Benchmark's flags; -1 if any is left over. */
-int kb_initialize(int *argc, char **argv);
+/*
+ * Parses and removes Google Benchmark's flags; -1 if any is left over,
+ * why in why[len] (its words, not printed).
+ */
+int kb_initialize(int *argc, char **argv, char *why, size_t len);
 int kb_run(int *nr_run, char *why, size_t len);
 
 #ifdef __cplusplus

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // The only C++ in kscale: a thin layer between C bench code and Google
 // Benchmark 1.7.1 (see gbench.h).
+#include <algorithm>
 #include <atomic>
+#include <iostream>
 #include <cstring>
 #include <sstream>
 #include <unistd.h>
@@ -72,14 +74,27 @@ extern "C" void kb_add_context(const char *key, const char *value)
 	benchmark::AddCustomContext(key, value);
 }
 
-extern "C" int kb_initialize(int *argc, char **argv)
+extern "C" int kb_initialize(int *argc, char **argv, char *why, size_t len)
 {
+	std::ostringstream err;
+	std::streambuf *cerr = std::cerr.rdbuf(err.rdbuf());
+
 	for (int i = 1; i < *argc; i++)
 		if (!strncmp(argv[i], "--benchmark_format=", 19) &&
 		    strcmp(argv[i] + 19, "console"))
 			kb_console = false;
+	// a bad value is said on std::cerr and its flag left over
 	benchmark::Initialize(argc, argv);
-	return benchmark::ReportUnrecognizedArguments(*argc, argv) ? -1 : 0;
+	std::cerr.rdbuf(cerr);
+	if (*argc <= 1)
+		return 0;
+	std::string s = err.str();
+	s.erase(std::min(s.find('\n'), s.size()));
+	if (s.empty())
+		s = std::string("unknown option '") + argv[1] +
+		    "' (see --help)";
+	snprintf(why, len, "%s", s.c_str());
+	return -1;
 }
 
 extern "C" int kb_run(int *nr_run, char *why, size_t len)

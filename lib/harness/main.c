@@ -276,18 +276,28 @@ static void unlink_out_tmp(void)
 	unlink(out_tmp);
 }
 
-/* Google Benchmark writes a temporary file; it is renamed on success. */
+/*
+ * Google Benchmark writes a temporary file, renamed on success.  It is
+ * created here, before any run, so that a file that cannot be written
+ * is said at once: Google Benchmark would exit 1 without a word.
+ */
 static char *redirect_out(struct kscale_options *o)
 {
 	char *tmp, *flag;
+	int fd;
 
 	if (!o->out)
 		return NULL;
-	if (!*o->out)
-		die(o->prog, "--benchmark_out needs a file name");
 	if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0 ||
 	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
 		die(o->prog, "out of memory");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "cannot write %s: %s", o->out,
+			 strerror(errno));
+		die(o->prog, err);
+	}
+	close(fd);
 	o->gb_argv[o->gb_argc++] = flag;
 	out_tmp = tmp;
 	fatal_undo(unlink_out_tmp);
@@ -377,13 +387,13 @@ int main(int argc, char **argv)
 		dry_run(&r);
 		return 0;
 	}
+	tmp = redirect_out(&o);
+	if (kb_initialize(&o.gb_argc, o.gb_argv, err, sizeof(err)))
+		die(m->name, err);
 	kscale_calibrate_cpu(r.order[0]);
 	if (o.calibration && kscale_calibration_load(o.calibration, err,
 						     sizeof(err)))
 		die(m->name, err);
-	tmp = redirect_out(&o);
-	if (kb_initialize(&o.gb_argc, o.gb_argv))
-		return 2;	/* Google Benchmark said which flag */
 	if (tsc_calibrate(err, sizeof(err)))
 		die(m->name, err);
 	sched_init();

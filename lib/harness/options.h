@@ -4,13 +4,9 @@
 
 #include <stdbool.h>
 
+#include "flags.h"
 #include "kscale.h"
 #include "../sys/topology.h"
-
-struct knob_values {
-	char **value;
-	int nr;
-};
 
 struct kscale_options {
 	const char *prog;
@@ -24,7 +20,7 @@ struct kscale_options {
 	double watchdog;		/* --watchdog: s a run may hang */
 	int numa_emulate;
 	int slice_us;			/* model tasks' time slice, 0: CFS's */
-	bool preempt_full;		/* --preempt=full */
+	int preempt_full;		/* --preempt: 0 none, 1 full */
 	bool perf;			/* --perf: profile host variants */
 	bool profile;			/* --profile: lockstat (models) */
 	bool dry_run;

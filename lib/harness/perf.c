@@ -460,7 +460,7 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 	while (named && named[n])
 		n++;
 	if (!o->perf) {
-		kscale_add_context("perf", "off (--perf=false)");
+		kscale_add_context("perf", "off (--perf=0)");
 		return;
 	}
 	if (!host || !n) {

@@ -140,7 +140,11 @@ test_bench_bad_input() {
 		   --mounts=1, --workloads=openbench, --variants=,atomic \
 		   --variants=atomic,,percpu --placement=list:0,0 \
 		   --placement=list:0,,1 --cpus=all*2 --cpus=sweep*2 \
-		   --cpus=sweep, --cpus=1,,sweep --cpus=sweep-2; do
+		   --cpus=sweep, --cpus=1,,sweep --cpus=sweep-2 \
+		   --duration=abc --benchmark_repetitions=x --v=x \
+		   --benchmark_format=bogus --benchmark_out_format=xml \
+		   --benchmark_bogus=1 --benchmark_out= --cpus \
+		   "--calibration=$tmp/nonexistent/cal"; do
 		check "mnt_writers $arg" bench_rejects "$arg"
 	done
 	# a size whose k/m/g shift overflows wrapped to a small one (fuzzed)
@@ -173,7 +177,108 @@ nothing_ran_fails() {
 		[[ -z $(ls -A -- "$dir") ]]
 }
 
+# The flag table (--list's flag lines) is --help: every flag, every knob.
+help_lists_every_flag() {
+	local kind name n=0
+
+	"$bench" --help >"$tmp/help" || return 1
+	"$bench" --list >"$tmp/list" || return 1
+	while read -r kind name _; do
+		[[ $kind == flag || $kind == knob ]] || continue
+		n=$((n + 1))
+		grep -Eq -- "^  (-., )?--${name//_/-}(=|\[=0\|1\]| |\$)" "$tmp/help" ||
+			{ echo "  --help lacks --$name"; return 1; }
+	done <"$tmp/list"
+	((n >= 17))
+}
+
+# --list's flag lines, "  flag     %-12s %s (default %s)", the bench's
+# common flags each once, after the knob lines.
+list_has_flag_lines() {
+	local name
+
+	"$bench" --list >"$tmp/list" || return 1
+	for name in cpus placement workloads variants duration warmup watchdog \
+		    numa-emulate oversubscribe slice-us preempt perf profile \
+		    calibration dry-run list help; do
+		(($(grep -Ec "^  flag     $name +[^ ].* \(default .*\)\$" \
+			"$tmp/list") == 1)) || { echo "  no flag line $name"; return 1; }
+	done
+	grep -q '^  flag     perf         .* (default 1)$' "$tmp/list" &&
+		grep -q '^  flag     duration     .* (default 1)$' "$tmp/list" &&
+		awk '/^  knob / { k = NR } /^  flag / && !f { f = NR }
+		     END { exit !(f && (!k || k < f)) }' "$tmp/list"
+}
+
+# ARG... refused, exit 2, one line saying WANT (the first argument).
+bench_says() {
+	local want=$1
+
+	shift
+	run "$bench" --dry-run "$@"
+	expect_error 2 && grep -qF -- "$want" "$tmp/err"
+}
+
+test_bench_flags() {
+	local arg name
+
+	check "--help lists every flag and knob of the table" help_lists_every_flag
+	check "--list has a line per flag after the knobs" list_has_flag_lines
+	# one boolean syntax: --NAME alone is 1, --NAME=0|1
+	for arg in --perf --perf=0 --perf=1 --profile --profile=0 --dry-run=1 \
+		   --oversubscribe --oversubscribe=0 --migrate --migrate=0,1; do
+		run "$bench" --dry-run "$arg"
+		check "boolean $arg accepted" test "$status" -eq 0
+	done
+	run "$bench" --dry-run=0 --variants=atomic --cpus=1 \
+		--benchmark_filter=nothing
+	check "--dry-run=0 is no dry run" grep -q "nothing ran" "$tmp/err"
+	check "--oversubscribe=0 does not oversubscribe" bench_says \
+		"add --oversubscribe" --oversubscribe=0 --cpus=all*2
+	check "--oversubscribe=1 oversubscribes" counts_are "$((2 * $(nproc)))" \
+		--oversubscribe=1 --cpus=all*2
+	for arg in --perf=false --perf=true --profile=true --profile=false \
+		   --dry-run=yes --oversubscribe=2 --migrate=true --list=true; do
+		name=${arg%%=*}
+		check "old boolean $arg refused with the syntax" bench_says \
+			"$arg: a boolean is $name alone (1) or $name=0|1" "$arg"
+	done
+	# a selection or a knob value given twice is refused, in one line
+	check "--variants=atomic,atomic refused" bench_says \
+		"mnt_writers: --variants=atomic,atomic: atomic given twice" \
+		--variants=atomic,atomic
+	check "--workloads=openbench,openbench refused" bench_says \
+		"--workloads=openbench,openbench: openbench given twice" \
+		--workloads=openbench,openbench
+	check "--path-work-ns=auto,auto refused" bench_says \
+		"--path-work-ns=auto,auto: auto given twice" --path-work-ns=auto,auto
+	check "--mounts=1,1 refused" bench_says "--mounts=1,1: 1 given twice" \
+		--mounts=1,1
+	check "--migrate=1,1 refused" bench_says "--migrate=1,1: 1 given twice" \
+		--migrate=1,1
+	for arg in --variants=atomic,atomic --mounts=1,1; do
+		check "mnt_writers $arg" bench_rejects "$arg"
+	done
+	# thread counts are a set: 1,sweep overlaps by design, merged
+	check "--cpus=1,1 is 1 (merged, as 1,sweep is)" counts_are 1 --cpus=1,1
+}
+
+# An output file that cannot be written: one line, before any run, nothing
+# written.
+out_dir_missing() {
+	local dir=$tmp/nodir
+
+	rm -rf -- "$dir"
+	run "$bench" --variants=atomic --cpus=1 --duration=0.02 --warmup=0 \
+		"--benchmark_out=$dir/x.json"
+	((status != 0)) && one_stderr_line &&
+		grep -qx "mnt_writers: cannot write $dir/x.json: No such file or directory" \
+			"$tmp/err" && [[ ! -e $dir ]] && [[ ! -s $tmp/out ]]
+}
+
 test_bench_fails_loudly() {
+	check "--benchmark_out in a missing directory: one line, nothing ran" \
+		out_dir_missing
 	check "a filter matching nothing fails" nothing_ran_fails \
 		--benchmark_filter=nothing "Failed to match"
 	check "a bad filter fails" nothing_ran_fails '--benchmark_filter=(' "Could not compile"
@@ -223,7 +328,7 @@ xfs_killed_leaves_nothing() {
 		command -v mkfs.xfs >/dev/null || return 0
 	TMPDIR=$tmp "${bench%/*}/rwsem" --variants=fio_xfs --cpus=1 \
 		--io-path-ns=0 --map-ns=0 --duration=5 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &
+		--perf=0 >/dev/null 2>&1 &
 	pid=$!
 	for ((i = 0; i < 50; i++)); do
 		pgrep -f "$fio" >/dev/null && break
@@ -251,7 +356,7 @@ perf_killed_leaves_nothing() {
 	local sig=$1 pid i
 
 	TMPDIR=$tmp "${bench%/*}/shmem_fault" --variants=real --cpus=1 \
-		--pages=256 --duration=5 --warmup=0 --perf=true \
+		--pages=256 --duration=5 --warmup=0 --perf=1 \
 		>/dev/null 2>"$tmp/err" &
 	pid=$!
 	# the run's own recording, not the start-up's probe
@@ -282,14 +387,14 @@ killed_dirs_reaped() {
 	local pid
 
 	"$bench" --variants=real --cpus=1 --duration=5 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &
+		--perf=0 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
 	kill -KILL "$pid"
 	wait "$pid"
 	compgen -G "/dev/shm/kscale.$pid.*" >/dev/null || return 1
 	"$bench" --variants=real --cpus=1 --duration=0.02 --warmup=0 \
-		--perf=false >/dev/null 2>&1 &&
+		--perf=0 >/dev/null 2>&1 &&
 		! compgen -G "/dev/shm/kscale.$pid.*" >/dev/null
 }
 
@@ -326,7 +431,7 @@ PY
 test_run_adaptive() {
 	local results=$KSCALE_RESULTS/adaptive
 
-	printf 'run ad mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false --benchmark_repetitions=4 --target-ci=0.0001%% --max-repetitions=8\n' \
+	printf 'run ad mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=0 --benchmark_repetitions=4 --target-ci=0.0001%% --max-repetitions=8\n' \
 		>"$tmp/adaptive.conf"
 	run "$kscale" run "$tmp/adaptive.conf"
 	check "run --target-ci exits 0" test "$status" -eq 0
@@ -521,8 +626,8 @@ interrupt_run() {
 	else
 		long="mnt_writers --variants=real"
 	fi
-	printf '%s\n' "run first mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=false" \
-		"run second $long --cpus=1 --duration=10 --warmup=0 --perf=false" \
+	printf '%s\n' "run first mnt_writers --variants=percpu --cpus=1 --mounts=1 --duration=0.02 --warmup=0.01 --perf=0" \
+		"run second $long --cpus=1 --duration=10 --warmup=0 --perf=0" \
 		>"$dir/interrupted.conf"
 	# an earlier invocation's results of the second line
 	printf '{"earlier": true}\n' >"$results/second.json"
@@ -629,6 +734,7 @@ test_bad_input
 test_run_smoke
 test_run_adaptive
 test_bench_bad_input
+test_bench_flags
 test_bench_fails_loudly
 test_bench_killed
 test_bench_cpu_counts

@@ -4,10 +4,10 @@
  * command line: --duration/--warmup/--watchdog seconds, whole numbers,
  * --preempt, --perf, --profile, Google Benchmark's flags and the knobs'
  * comma lists through kscale_check_long/bool/ns_or_auto and a model's
- * own check.  The input is the command line, an argument a line.
+ * own check, all through the flag table (flags.c).  The input is the command line, an argument a line.
  * Beyond not crashing: what parses is in range (seconds finite, within
- * their bounds; every knob value non-empty, without a comma and passing
- * its check), a refusal says why, a knob's values and a duration printed
+ * their bounds; every knob value non-empty, without a comma, passing
+ * its check and given once), a refusal says why, a knob's values and a duration printed
  * back parse to the same, a selected list turns on what it names.
  */
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/harness/flags.c"
 #include "../../lib/harness/options.c"
 #include "fuzz.h"
 
@@ -118,6 +119,8 @@ static void check_knob(const struct kscale_knob *k,
 	FUZZ_CHECK(kv->nr >= 1);
 	for (i = 0; i < kv->nr; i++) {
 		FUZZ_CHECK(kv->value[i][0]);
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(strcmp(kv->value[i], kv->value[j]));
 		FUZZ_CHECK(!strchr(kv->value[i], ','));
 		FUZZ_CHECK(!k->check(kv->value[i], why, sizeof(why)));
 		len += strlen(kv->value[i]) + 1;
@@ -155,6 +158,10 @@ static void check_select(const char *list, const char *what,
 	FUZZ_CHECK(list ? nr_on >= 1 : nr_on == nr);
 	for (i = 0; list && i < nr; i++)
 		FUZZ_CHECK(!on[i] || strstr(list, names[i]));
+	/* each name given once: as many on as commas + 1 */
+	for (i = 0; list && list[i]; i++)
+		nr_on -= list[i] == ',';
+	FUZZ_CHECK(!list || nr_on == 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
