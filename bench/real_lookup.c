@@ -267,7 +267,7 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
-			    lr->ops->name, st.duplicates,
+			    kscale_row(run)->name, st.duplicates,
 			    st.names_with_duplicates);
 }
 

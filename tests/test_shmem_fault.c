@@ -400,6 +400,7 @@ static void test_stat_lock_takes_per_variant(void **state)
 	struct file *file;
 	struct page *page;
 	unsigned long setup, faults, idx;
+	const char *name;
 	int i;
 
 	for_each_variant(ops, i, &shmem_fault_variants) {
@@ -411,9 +412,10 @@ static void test_stat_lock_takes_per_variant(void **state)
 			assert_int_equal(ops->shmem_fault(file, idx, &page), 0);
 		faults = stat_lock_stat.acquisitions - setup;
 		ops->fput(file);
-		if (!strcmp(ops->name, "stat_lock")) {
+		name = shmem_fault_variants.rows[i].name;
+		if (!strcmp(name, "stat_lock")) {
 			assert_true(faults >= PAGES);
-		} else if (!strcmp(ops->name, "nosbinfo")) {
+		} else if (!strcmp(name, "nosbinfo")) {
 			assert_int_equal(faults, 0);
 			assert_int_equal(stat_lock_stat.acquisitions, 2);
 		} else {

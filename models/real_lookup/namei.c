@@ -266,25 +266,21 @@ void lookup_stats_add(struct lookup_stats *sum, const struct lookup_stats *s)
 }
 
 const struct real_lookup_ops real_lookup_i_mutex = {
-	.name = "i_mutex",
 	.one_dentry_per_name = true,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_sharded = {
-	.name = "sharded",
 	.one_dentry_per_name = true,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_immutable = {
-	.name = "immutable",
 	.dir_flags = S_IMMUTABLE,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_parallel = {
-	.name = "parallel",
 	.vfs_scale = true,
 	.one_dentry_per_name = true,
 	.lookup = walk_component,

@@ -24,7 +24,6 @@ struct lookup_stats {
 extern __thread struct lookup_stats lookup_stats;
 
 struct real_lookup_ops {
-	const char *name;
 	bool vfs_scale;			/* today's dcache locks */
 	unsigned int dir_flags;		/* i_flags of the magic directories */
 	bool one_dentry_per_name;	/* what the design guarantees */

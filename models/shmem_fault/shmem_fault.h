@@ -33,7 +33,6 @@ struct shmem_stats {
 };
 
 struct shmem_fault_ops {
-	const char *name;
 	/* The internal shm mount, limited to size_limit pages (0: unlimited). */
 	void (*shm_mount)(unsigned long size_limit);
 	/* mmap(MAP_SHARED) of /dev/zero: a new unlinked object of `pages`. */
