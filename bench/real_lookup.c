@@ -298,7 +298,10 @@ static int lookup_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-/* Negative lookups of names the running kernel has not seen. */
+/*
+ * Calibration: --fs-lookup-ns=auto, negative lookups of names the running
+ * kernel has not seen; and open_by_handle_at(), the running kernel's.
+ */
 struct lookup_calibration {
 	int dirfd;
 	unsigned long next;		/* a fresh name, across rounds */
