@@ -210,13 +210,14 @@ static int lookup_setup(struct kscale_run *run)
 		return lr->kind->dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
 	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
-	icache_init(kscale_knob_long(run, "icache"),
-		    kscale_knob_long(run, "dcache") + run->nr_threads);
-	magic_disks_init(kscale_knob_long(run, "disks"),
-			 kscale_knob_long(run, "fs_io_depth"));
-	dcache_init(kscale_knob_long(run, "dcache"), lr->ops->vfs_scale);
-	for (i = 0; i < lr->nr_dirs; i++)
-		lr->dirs[i] = magic_dir_create(lr->ops);
+	magic_fs_init(lr->ops, &(struct magic_fs){
+		.dcache = kscale_knob_long(run, "dcache"),
+		.icache = kscale_knob_long(run, "icache"),
+		/* what cached dentries and each thread's lookup hold */
+		.pinned = kscale_knob_long(run, "dcache") + run->nr_threads,
+		.disks = kscale_knob_long(run, "disks"),
+		.io_depth = kscale_knob_long(run, "fs_io_depth"),
+	}, lr->dirs, lr->nr_dirs);
 	return 0;
 }
 
@@ -241,16 +242,9 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	unsigned int d;
 	int i;
 
-	for (i = 0; i < run->nr_threads; i++) {
-		struct lookup_stats *s = &((struct lookup_thread *)
-					   run->threads[i].priv)->stats;
-
-		sum.hits += s->hits;
-		sum.misses += s->misses;
-		sum.in_lookup_waits += s->in_lookup_waits;
-		sum.icache_hits += s->icache_hits;
-		sum.lock_wait += s->lock_wait;
-	}
+	for (i = 0; i < run->nr_threads; i++)
+		lookup_stats_add(&sum, &((struct lookup_thread *)
+					 run->threads[i].priv)->stats);
 	dcache_stats(&st);
 	kscale_set_counter(run, "dcache_hit_ratio", (double)sum.hits /
 			   (sum.hits + sum.misses ? sum.hits + sum.misses : 1));
@@ -279,7 +273,7 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
-			    lr->ops->name, st.duplicates,
+			    kscale_row(run)->name, st.duplicates,
 			    st.names_with_duplicates);
 }
 
@@ -292,16 +286,11 @@ static int lookup_teardown(struct kscale_run *run)
 			   kscale_counter(run, "ops_per_sec"));
 	if (lr->ops) {
 		model_counters(run, lr);
-		dcache_exit();
-		icache_exit();
-		magic_disks_exit();
+		magic_fs_exit(lr->dirs, lr->nr_dirs);
 	}
-	for (i = 0; i < lr->nr_dirs; i++) {
-		if (lr->dirs[i])
-			magic_dir_destroy(lr->dirs[i]);
+	for (i = 0; i < lr->nr_dirs; i++)
 		if (lr->dirfd[i] > 0)
 			close(lr->dirfd[i]);
-	}
 	if (lr->fuse) {
 		kscale_set_counter(run, "fuse_lookups",
 				   fuse_server_lookups(lr->fuse));
@@ -315,7 +304,10 @@ static int lookup_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-/* Negative lookups of names the running kernel has not seen. */
+/*
+ * Calibration: --fs-lookup-ns=auto, negative lookups of names the running
+ * kernel has not seen; and open_by_handle_at(), the running kernel's.
+ */
 struct lookup_calibration {
 	int dirfd;
 	unsigned long next;		/* a fresh name, across rounds */

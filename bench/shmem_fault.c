@@ -5,12 +5,12 @@
  * and starts again.  With --shared-object every thread faults its own
  * range of one object instead, and gives its range back after each pass.
  *
- * Model variants run shmem_nopage()/shmem_fault() of their kernel and
- * write the first byte of the page they get (after checking it was
- * cleared); --fault-work-ns adds the rest of a real fault around it as
- * uncontended work, half before and half after.  `real` and `real_private` make the running kernel do it:
- * mmap(MAP_SHARED) of /dev/zero, or MAP_PRIVATE, a write per page,
- * munmap (MADV_REMOVE / MADV_DONTNEED on a shared object's range).
+ * Model variants fault through the model's mm (models/shmem_fault/fault.c:
+ * handle_mm_fault() around shmem_nopage()/shmem_fault() of their kernel),
+ * --fault-work-ns the rest of a real fault as uncontended work.  `real`
+ * and `real_private` make the running kernel do it: mmap(MAP_SHARED) of
+ * /dev/zero, or MAP_PRIVATE, a write per page, munmap (MADV_REMOVE /
+ * MADV_DONTNEED on a shared object's range).
  * Operations are successful faults; a failed one (SIGBUS in the kernel)
  * ends the pass and is counted in sigbus_faults.
  */
@@ -25,7 +25,6 @@
 #include "../lib/harness/calibrate.h"
 #include "../lib/harness/kscale.h"
 #include "../lib/harness/options.h"
-#include "../lib/kernel/delay.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/tsc.h"
 #include "../models/shmem_fault/shmem_fault.h"
@@ -112,20 +111,11 @@ static int model_touch(struct kscale_thread *t, unsigned long idx)
 {
 	struct fault_run *fr = t->run->priv;
 	struct fault_thread *ft = t->priv;
-	struct page *page;
-	char *addr;
-	int err;
+	int err = handle_mm_fault(fr->ops, ft->file, idx, fr->fault_work_ns);
 
-	ndelay(fr->fault_work_ns / 2);
-	err = fr->ops->shmem_fault(ft->file, idx, &page);
-	ndelay(fr->fault_work_ns - fr->fault_work_ns / 2);
-	if (err)
-		return err;
-	addr = page_address(page);
-	if (unlikely(*(long *)addr))
+	if (unlikely(err == FAULT_NOT_CLEARED))
 		return kscale_fail(t->run, "page %lu was not cleared", idx);
-	addr[0] = 1;
-	return 0;
+	return err;
 }
 
 static void model_pass_end(struct kscale_thread *t)
@@ -226,8 +216,7 @@ static int shared_setup(struct kscale_run *run, struct fault_run *fr)
 	unsigned long pages = fr->pages * run->nr_threads;
 
 	if (fr->ops) {
-		fr->shared_file = fr->ops->shmem_zero_setup(pages);
-		fr->ops->lockstat_register(fr->shared_file);
+		fr->shared_file = shmem_zero_setup_shared(fr->ops, pages);
 		return 0;
 	}
 	fr->shared_map = fr->private ?
@@ -271,16 +260,12 @@ static int fault_setup(struct kscale_run *run)
 	return fr->shared ? shared_setup(run, fr) : 0;
 }
 
-/*
- * Every pass ended: the superblock's books must be back where they began.
- * Returns whether the mount has a superblock stat_lock at all.
- */
+/* Every pass ended: whether the mount has a superblock stat_lock at all. */
 static bool check_books(struct kscale_run *run, struct fault_run *fr)
 {
 	struct shmem_stats st;
 
-	fr->ops->sb_stats(&st);
-	if (st.has_sbinfo && st.free_blocks != st.max_blocks)
+	if (!shmem_books_balance(fr->ops, &st))
 		kscale_fail(run, "free_blocks %lu of %lu after every unmap",
 			    st.free_blocks, st.max_blocks);
 	return st.has_sbinfo;
@@ -328,7 +313,10 @@ static int fault_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
-/* One pass of the real fault loop: map, touch every page, unmap. */
+/*
+ * Calibration: --fault-work-ns=auto.  One pass of the real fault loop:
+ * map, touch every page, unmap.
+ */
 static long real_fault_round(struct kscale_round *r)
 {
 	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
@@ -346,22 +334,13 @@ static long real_fault_round(struct kscale_round *r)
 /* The same pass through the upstream model's shmem path. */
 static long model_fault_round(struct kscale_round *r)
 {
-	const struct shmem_fault_ops *ops = r->arg;
-	struct file *file = ops->shmem_zero_setup(CALIBRATION_PAGES);
-	struct page *page;
-	long i;
-	int ret;
+	long ret = shmem_fault_pass(r->arg, CALIBRATION_PAGES);
 
-	for (i = 0; i < CALIBRATION_PAGES; i++) {
-		ret = ops->shmem_fault(file, i, &page);
-		if (ret) {
-			errno = -ret;
-			return -1;
-		}
-		((volatile char *)page_address(page))[0] = 1;
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
 	}
-	ops->fput(file);
-	return CALIBRATION_PAGES;
+	return ret;
 }
 
 /*

@@ -281,6 +281,59 @@ static void test_hit_ratio_of_a_uniform_draw(void **state)
 	rcu_unregister_thread();
 }
 
+/*
+ * The magic filesystem as the bench and torture set it up
+ * (magic_fs_init()): directories of their own, each with the design's
+ * i_flags, so that a name has one dentry per directory, the one a second
+ * lookup there finds; the disks asked for, gone with the rest at
+ * magic_fs_exit().  lookup_stats_add() sums every count.
+ */
+static void test_magic_fs_one_dentry_per_name_per_dir(void **state)
+{
+	const struct magic_fs fs = {
+		.dcache = 16, .icache = 4, .disks = 3, .io_depth = 1,
+	};
+	struct lookup_stats sum = { 0 };
+	const struct real_lookup_ops *ops;
+	struct dentry *dirs[2], *got[2];
+	struct dcache_stats st;
+	struct lookup_test lt;
+	int i, d;
+
+	task_start(&main_rcu);
+	for_each_variant(ops, i, &real_lookup_variants) {
+		magic_fs_init(ops, &fs, dirs, 2);
+		assert_ptr_not_equal(dirs[0], dirs[1]);
+		assert_int_equal(nr_magic_disks, 3);
+		lt.ops = ops;
+		for (d = 0; d < 2; d++) {
+			assert_int_equal(dirs[d]->d_inode->i_flags,
+					 ops->dir_flags);
+			lt.dir = dirs[d];
+			got[d] = lookup(&lt, 7);
+			assert_ptr_equal(got[d]->d_parent, dirs[d]);
+			assert_ptr_equal(lookup(&lt, 7), got[d]);
+			assert_int_equal(atomic_read(&got[d]->d_count), 2);
+			dput(got[d]);
+			dput(got[d]);
+		}
+		assert_ptr_not_equal(got[0], got[1]);
+		dcache_stats(&st);
+		assert_int_equal(st.nr_dentry, 2);
+		assert_int_equal(st.duplicates, 0);
+		magic_fs_exit(dirs, 2);
+		assert_int_equal(nr_magic_disks, 0);
+		lookup_stats_add(&sum, &lookup_stats);
+		lookup_stats_add(&sum, &lookup_stats);
+		assert_int_equal(sum.hits, 4 * (i + 1));
+		assert_int_equal(sum.misses, 4 * (i + 1));
+		/* the second directory's miss found the inode in core */
+		assert_int_equal(sum.icache_hits, 2 * (i + 1));
+		memset(&lookup_stats, 0, sizeof(lookup_stats));
+	}
+	rcu_unregister_thread();
+}
+
 static void racing_lookups(struct test_thread *t)
 {
 	struct lookup_test *lt = t->arg;
@@ -783,6 +836,8 @@ int main(void)
 			test_last_dput_of_a_cached_dentry_takes_no_lock, restore),
 		cmocka_unit_test_teardown(
 			test_racing_lookups_keep_one_dentry_per_name, restore),
+		cmocka_unit_test_teardown(
+			test_magic_fs_one_dentry_per_name_per_dir, restore),
 	};
 
 	restore(NULL);

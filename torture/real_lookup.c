@@ -73,11 +73,12 @@ static int rl_init(const void *variant, int nr_tasks)
 	}
 	fs_lookup_ns = 200;
 	fs_io_ns = 10000;
-	magic_disks_init(NR_DISKS, 1);
-	icache_init(ICACHE_MAX, 0);
-	dcache_init(DCACHE_MAX, rl.ops->vfs_scale);
-	for (i = 0; i < rl.nr_dirs; i++)
-		rl.dirs[i] = magic_dir_create(rl.ops);
+	magic_fs_init(rl.ops, &(struct magic_fs){
+		.dcache = DCACHE_MAX,
+		.icache = ICACHE_MAX,
+		.disks = NR_DISKS,
+		.io_depth = 1,
+	}, rl.dirs, rl.nr_dirs);
 	return 0;
 }
 
@@ -270,15 +271,10 @@ static void rl_stats(char *buf, size_t len)
 static void rl_cleanup(void)
 {
 	struct dcache_stats st;
-	int i;
 
 	dcache_stats(&st);
 	rl.duplicates = st.duplicates;
-	dcache_exit();
-	icache_exit();
-	magic_disks_exit();
-	for (i = 0; i < rl.nr_dirs; i++)
-		magic_dir_destroy(rl.dirs[i]);
+	magic_fs_exit(rl.dirs, rl.nr_dirs);
 	free(rl.tasks);
 	rl.tasks = NULL;
 }

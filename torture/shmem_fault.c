@@ -326,8 +326,7 @@ static void sf_cleanup(void)
 		s.enospc += s.tasks[i].enospc;
 		s.truncates += s.tasks[i].truncates;
 	}
-	s.ops->sb_stats(&sb);
-	if (sb.has_sbinfo && sb.free_blocks != sb.max_blocks)
+	if (!shmem_books_balance(s.ops, &sb))
 		torture_fail("free_blocks %lu of %lu after every fput",
 			     sb.free_blocks, sb.max_blocks);
 	if (kscale_warnings() != s.warnings)

@@ -233,26 +233,54 @@ void magic_dir_destroy(struct dentry *dir)
 	free(dir);
 }
 
+void magic_fs_init(const struct real_lookup_ops *ops, const struct magic_fs *fs,
+		   struct dentry **dirs, int nr_dirs)
+{
+	int i;
+
+	icache_init(fs->icache, fs->pinned);
+	magic_disks_init(fs->disks, fs->io_depth);
+	dcache_init(fs->dcache, ops->vfs_scale);
+	for (i = 0; i < nr_dirs; i++)
+		dirs[i] = magic_dir_create(ops);
+}
+
+void magic_fs_exit(struct dentry **dirs, int nr_dirs)
+{
+	int i;
+
+	dcache_exit();
+	icache_exit();
+	magic_disks_exit();
+	for (i = 0; i < nr_dirs; i++)
+		magic_dir_destroy(dirs[i]);
+}
+
+void lookup_stats_add(struct lookup_stats *sum, const struct lookup_stats *s)
+{
+	sum->hits += s->hits;
+	sum->misses += s->misses;
+	sum->in_lookup_waits += s->in_lookup_waits;
+	sum->icache_hits += s->icache_hits;
+	sum->lock_wait += s->lock_wait;
+}
+
 const struct real_lookup_ops real_lookup_i_mutex = {
-	.name = "i_mutex",
 	.one_dentry_per_name = true,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_sharded = {
-	.name = "sharded",
 	.one_dentry_per_name = true,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_immutable = {
-	.name = "immutable",
 	.dir_flags = S_IMMUTABLE,
 	.lookup = do_lookup,
 };
 
 const struct real_lookup_ops real_lookup_parallel = {
-	.name = "parallel",
 	.vfs_scale = true,
 	.one_dentry_per_name = true,
 	.lookup = walk_component,

@@ -24,7 +24,6 @@ struct lookup_stats {
 extern __thread struct lookup_stats lookup_stats;
 
 struct real_lookup_ops {
-	const char *name;
 	bool vfs_scale;			/* today's dcache locks */
 	unsigned int dir_flags;		/* i_flags of the magic directories */
 	bool one_dentry_per_name;	/* what the design guarantees */
@@ -72,5 +71,26 @@ struct inode *magic_iget(unsigned long ino,
 /* A magic directory: its inode and its dentry. */
 struct dentry *magic_dir_create(const struct real_lookup_ops *ops);
 void magic_dir_destroy(struct dentry *dir);
+
+/* The magic filesystem's caches and disks, for magic_fs_init(). */
+struct magic_fs {
+	unsigned long dcache;		/* unused dentries kept */
+	unsigned long icache;		/* unused inodes kept (icache_init()) */
+	unsigned long pinned;		/* inodes in use besides those */
+	unsigned int disks;		/* magic_disks_init() */
+	unsigned int io_depth;
+};
+
+/*
+ * The design's caches sized as fs says, the filesystem's disks, and
+ * nr_dirs magic directories into dirs; magic_fs_exit() releases them all.
+ * fs_lookup_ns and fs_io_ns are the caller's to set.
+ */
+void magic_fs_init(const struct real_lookup_ops *ops, const struct magic_fs *fs,
+		   struct dentry **dirs, int nr_dirs);
+void magic_fs_exit(struct dentry **dirs, int nr_dirs);
+
+/* A task's lookup_stats into sum. */
+void lookup_stats_add(struct lookup_stats *sum, const struct lookup_stats *s);
 
 #endif

@@ -721,9 +721,8 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 	st->index_pages = SHMEM_I(inode)->nr_index_pages;
 }
 
-#define SHMEM_2_6_OPS(variant, mount)			\
+#define SHMEM_2_6_OPS(mount)				\
 	{						\
-		.name = variant,			\
 		.shm_mount = mount,			\
 		.shmem_zero_setup = shmem_zero_setup,	\
 		.shmem_fault = shmem_nopage,		\
@@ -735,8 +734,8 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 	}
 
 const struct shmem_fault_ops shmem_fault_stat_lock =
-	SHMEM_2_6_OPS("stat_lock", mount_stat_lock);
+	SHMEM_2_6_OPS(mount_stat_lock);
 const struct shmem_fault_ops shmem_fault_nosbinfo =
-	SHMEM_2_6_OPS("nosbinfo", mount_nosbinfo);
+	SHMEM_2_6_OPS(mount_nosbinfo);
 const struct shmem_fault_ops shmem_fault_no_sbinfo_mount =
-	SHMEM_2_6_OPS("no_sbinfo_mount", mount_no_sbinfo);
+	SHMEM_2_6_OPS(mount_no_sbinfo);

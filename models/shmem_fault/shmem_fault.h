@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../../lib/harness/variant.h"
+#include "../../lib/kernel/delay.h"
 #include "../../lib/kernel/page_alloc.h"
 #include "../../lib/kernel/spinlock_decb.h"
 
@@ -32,7 +33,6 @@ struct shmem_stats {
 };
 
 struct shmem_fault_ops {
-	const char *name;
 	/* The internal shm mount, limited to size_limit pages (0: unlimited). */
 	void (*shm_mount)(unsigned long size_limit);
 	/* mmap(MAP_SHARED) of /dev/zero: a new unlinked object of `pages`. */
@@ -74,5 +74,59 @@ void mm_upstream_reset(void);
 
 /* This thread's takes of, and waits for, the superblock stat_lock. */
 extern __thread struct lock_class_stats stat_lock_stat;
+
+/*
+ * The mm around the variant's shmem path, as the fault workload's tasks
+ * meet it (fault.c).  handle_mm_fault() of a write to page idx of a
+ * /dev/zero shared mapping (mm/memory.c: 2.6.7's do_no_page() ->
+ * shmem_nopage(), today's do_shared_fault() -> shmem_fault()): work_ns of
+ * the rest of the fault (trap, page-table walk, PTE installation, memcg)
+ * outside any lock, half before the shmem path and half after, then the
+ * task's write to the page's first byte.  0, the shmem path's error
+ * (-ENOSPC or -ENOMEM: the task's SIGBUS), or FAULT_NOT_CLEARED: the page
+ * did not read back cleared, a bug of the model's.  Inline: the workload
+ * calls it on every operation, as it did when this was its own code.
+ */
+#define FAULT_NOT_CLEARED	1
+
+static inline int handle_mm_fault(const struct shmem_fault_ops *ops,
+				  struct file *file, unsigned long idx,
+				  unsigned long work_ns)
+{
+	struct page *page;
+	char *addr;
+	int err;
+
+	ndelay(work_ns / 2);
+	err = ops->shmem_fault(file, idx, &page);
+	ndelay(work_ns - work_ns / 2);
+	if (err)
+		return err;
+	addr = page_address(page);
+	if (unlikely(*(long *)addr))
+		return FAULT_NOT_CLEARED;
+	addr[0] = 1;
+	return 0;
+}
+
+/*
+ * mmap(MAP_SHARED) of /dev/zero of `pages` that every task faults (each
+ * its own range): the object's locks are shared resources to lockstat.
+ */
+struct file *shmem_zero_setup_shared(const struct shmem_fault_ops *ops,
+				     unsigned long pages);
+
+/*
+ * One mapping's life, the rest of a fault left out: mmap, a write to
+ * every page, munmap.  The pages faulted, or the first fault's error.
+ */
+long shmem_fault_pass(const struct shmem_fault_ops *ops, unsigned long pages);
+
+/*
+ * With no object left, the superblock's books back where they began:
+ * whether they balance (or the mount keeps none); *st has them.
+ */
+bool shmem_books_balance(const struct shmem_fault_ops *ops,
+			 struct shmem_stats *st);
 
 #endif

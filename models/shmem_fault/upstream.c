@@ -257,7 +257,6 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 }
 
 const struct shmem_fault_ops shmem_fault_upstream = {
-	.name = "upstream",
 	.shm_mount = shm_mount,
 	.shmem_zero_setup = shmem_zero_setup,
 	.shmem_fault = shmem_fault,
