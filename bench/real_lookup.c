@@ -194,7 +194,6 @@ static int lookup_setup(struct kscale_run *run)
 {
 	const struct kscale_variant *v = kscale_row(run);
 	struct lookup_run *lr = calloc(1, sizeof(*lr));
-	int i;
 
 	run->priv = lr;
 	lr->ops = v->ops;
@@ -204,8 +203,6 @@ static int lookup_setup(struct kscale_run *run)
 		      (int)kscale_knob_long(run, "dirs") : 1;
 	lr->dirs = calloc(lr->nr_dirs, sizeof(*lr->dirs));
 	lr->dirfd = calloc(lr->nr_dirs, sizeof(*lr->dirfd));
-	for (i = 0; i < run->nr_threads; i++)
-		run->threads[i].priv = calloc(1, sizeof(struct lookup_thread));
 	if (lr->kind->dirs_open)
 		return lr->kind->dirs_open(run, lr);
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
@@ -296,8 +293,6 @@ static int lookup_teardown(struct kscale_run *run)
 				   fuse_server_lookups(lr->fuse));
 		fuse_server_stop(lr->fuse);
 	}
-	for (i = 0; i < run->nr_threads; i++)
-		free(run->threads[i].priv);
 	free(lr->dirs);
 	free(lr->dirfd);
 	free(lr);
@@ -482,6 +477,7 @@ static const struct kscale_workload workloads[] = {
 		.thread_init = lookup_thread_init,
 		.loop = lookup_loop,
 		.teardown = lookup_teardown,
+		.thread_size = sizeof(struct lookup_thread),
 	},
 };
 

@@ -121,12 +121,8 @@ static void fio_workload_loop(struct kscale_thread *t)
 static int fio_thread_init(struct kscale_thread *t)
 {
 	struct fio_run *fr = t->run->priv;
-	struct fio_thread *ft = aligned_alloc(SMP_CACHE_BYTES, sizeof(*ft));
+	struct fio_thread *ft = t->priv;
 
-	if (!ft)
-		return kscale_fail(t->run, "out of memory");
-	memset(ft, 0, sizeof(*ft));
-	t->priv = ft;
 	ft->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
 	ft->buf = aligned_alloc(4096, (fr->file.bs + 4095) & ~4095UL);
 	memset(ft->buf, t->id, fr->file.bs);
@@ -362,7 +358,6 @@ static int fio_teardown(struct kscale_run *run)
 
 		if (ft)
 			free(ft->buf);
-		free(ft);
 	}
 	free(fr->file.ip);
 	free(fr->file.data);
@@ -470,6 +465,7 @@ static const struct kscale_workload workloads[] = {
 		.thread_init = fio_thread_init,
 		.loop = fio_workload_loop,
 		.teardown = fio_teardown,
+		.thread_size = sizeof(struct fio_thread),
 	},
 };
 

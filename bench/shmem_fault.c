@@ -71,7 +71,8 @@ struct fault_thread {
 } __attribute__((aligned(FAULT_THREAD_ALIGN)));
 
 _Static_assert(sizeof(struct fault_thread) % FAULT_THREAD_ALIGN == 0 &&
-	       _Alignof(struct fault_thread) == FAULT_THREAD_ALIGN,
+	       _Alignof(struct fault_thread) == FAULT_THREAD_ALIGN &&
+	       _Alignof(struct kscale_thread) % FAULT_THREAD_ALIGN == 0,
 	       "struct fault_thread shares a prefetch pair");
 
 static int devzero = -1;
@@ -234,7 +235,6 @@ static int fault_setup(struct kscale_run *run)
 {
 	const struct kscale_variant *v = kscale_row(run);
 	struct fault_run *fr = calloc(1, sizeof(*fr));
-	int i;
 
 	run->priv = fr;
 	fr->ops = v->ops;
@@ -249,13 +249,6 @@ static int fault_setup(struct kscale_run *run)
 		shmem_fault_page_shift(page_shift_of(kscale_knob(run,
 								 "page_size")));
 		fr->ops->shm_mount(fr->size_limit);
-	}
-	for (i = 0; i < run->nr_threads; i++) {
-		struct fault_thread *ft = aligned_alloc(FAULT_THREAD_ALIGN,
-							sizeof(*ft));
-
-		memset(ft, 0, sizeof(*ft));
-		run->threads[i].priv = ft;
 	}
 	return fr->shared ? shared_setup(run, fr) : 0;
 }
@@ -300,15 +293,12 @@ static void fault_counters(struct kscale_run *run, struct fault_run *fr,
 static int fault_teardown(struct kscale_run *run)
 {
 	struct fault_run *fr = run->priv;
-	int i;
 
 	if (fr->shared_file)
 		fr->ops->fput(fr->shared_file);
 	if (fr->shared_map && fr->shared_map != MAP_FAILED)
 		munmap(fr->shared_map, fr->pages * run->nr_threads * PAGE_SIZE);
 	fault_counters(run, fr, fr->ops && check_books(run, fr));
-	for (i = 0; i < run->nr_threads; i++)
-		free(run->threads[i].priv);
 	free(fr);
 	return run->failed ? -1 : 0;
 }
@@ -410,6 +400,7 @@ static const struct kscale_workload workloads[] = {
 		.setup = fault_setup,
 		.loop = fault_loop,
 		.teardown = fault_teardown,
+		.thread_size = sizeof(struct fault_thread),
 	},
 };
 
