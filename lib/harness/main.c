@@ -44,40 +44,6 @@ static __attribute__((noreturn)) void die(const char *prog, const char *msg)
 	exit(2);
 }
 
-const char *kscale_variant(const struct kscale_run *run)
-{
-	return run->bench->row->name;
-}
-
-const struct kscale_variant *kscale_row(const struct kscale_run *run)
-{
-	return run->bench->row;
-}
-
-const char *kscale_knob(const struct kscale_run *run, const char *name)
-{
-	const struct kscale_model *m = run->bench->model;
-	int i;
-
-	for (i = 0; i < m->nr_knobs; i++)
-		if (!strcmp(m->knobs[i].name, name))
-			return run->bench->knob_value[i];
-	return NULL;
-}
-
-long kscale_knob_long(const struct kscale_run *run, const char *name)
-{
-	return strtol(kscale_knob(run, name), NULL, 10);
-}
-
-unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
-			     unsigned long measured)
-{
-	const char *v = kscale_knob(run, name);
-
-	return strcmp(v, "auto") ? strtoul(v, NULL, 10) : measured;
-}
-
 static char *bench_name(const struct registry *r, int w, int v,
 			const char **knob)
 {

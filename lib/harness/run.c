@@ -1,18 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a workload calls on its run (kscale.h): failing it, its counters,
- * moving a thread, the run's CPUs and timings, the clock.  Below the
+ * What a workload calls on its run (kscale.h): its row and knob values,
+ * failing it, its counters, moving a thread, the run's CPUs and timings,
+ * the clock.  Below the
  * window and beside perf.c and disturb.c, which set counters and fail
  * runs through it too.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernel/sched.h"
 #include "../sys/clock.h"
 #include "kscale.h"
 #include "window.h"
+
+const char *kscale_variant(const struct kscale_run *run)
+{
+	return run->bench->row->name;
+}
+
+const struct kscale_variant *kscale_row(const struct kscale_run *run)
+{
+	return run->bench->row;
+}
+
+const char *kscale_knob(const struct kscale_run *run, const char *name)
+{
+	const struct kscale_model *m = run->bench->model;
+	int i;
+
+	for (i = 0; i < m->nr_knobs; i++)
+		if (!strcmp(m->knobs[i].name, name))
+			return run->bench->knob_value[i];
+	return NULL;
+}
+
+long kscale_knob_long(const struct kscale_run *run, const char *name)
+{
+	return strtol(kscale_knob(run, name), NULL, 10);
+}
+
+unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
+			     unsigned long measured)
+{
+	const char *v = kscale_knob(run, name);
+
+	return strcmp(v, "auto") ? strtoul(v, NULL, 10) : measured;
+}
 
 int kscale_fail(struct kscale_run *run, const char *fmt, ...)
 {
