@@ -27,7 +27,8 @@ for key in ("kscale_kernel_release", "kscale_cpu_model", "kscale_nodes",
     assert key in ctx, key
 rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
 names = {b["name"] for b in rows}
-for variant in ("none", "atomic", "pernode", "percpu", "upstream", "real"):
+# (that each listed variant ran, ran_every_variant checks)
+for variant in {n.split("/")[2] for n in names}:
     for threads in (1, 2):
         for mounts in (1, 2):
             prefix = f"mnt_writers/openbench/{variant}/mounts:{mounts}/"
@@ -41,6 +42,30 @@ for b in rows:
     assert b["involuntary_switches"] >= 0 and b["snapshot_late_us"] >= 0, b["name"]
     per_cpu = b["ops_per_sec"] / b["threads"]
     assert abs(b["ops_per_sec_per_cpu"] - per_cpu) <= 1e-6 * per_cpu
+PY
+}
+
+# ran_every_variant LIST RESULTS: a row for each variant of a bench's
+# --list (LIST), or the context says why it skipped it; no other variant.
+ran_every_variant() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+listed = {l.split()[1] for l in open(sys.argv[1]) if l.startswith("  variant ")}
+doc = json.load(open(sys.argv[2]))
+seen = {b["name"].split("/")[2] for b in doc["benchmarks"]
+        if b["run_type"] == "iteration"}
+skipped = {v for v in listed if "kscale_skipped_" + v in doc["context"]}
+assert listed and seen == listed - skipped, (listed, seen, skipped)
+PY
+}
+
+# every_row_has RESULTS COUNTER
+every_row_has() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+assert rows and all(sys.argv[2] in b for b in rows), rows
 PY
 }
 
@@ -73,7 +98,10 @@ fails_saying() {
 		tail -n1 "$tmp/err" | grep -q 'run(s) failed'
 }
 
+# each model's run of every variant, for ran_every_variant at the end
+declare -A every
 out=$tmp/run.json
+every[mnt_writers]=$out
 check "bench run writes JSON" \
 	"$bench" --cpus=1,2 --mounts=1,2 "${tiny[@]}" \
 	--benchmark_repetitions=2 --benchmark_out="$out" >/dev/null 2>&1
@@ -102,16 +130,18 @@ check "pernode runs on emulated nodes" \
 check "emulation is recorded in the results" \
 	grep -q '"kscale_numa_emulate": "2"' "$tmp/emu.json"
 
+every[primitives]=$tmp/primitives.json
 check "primitives: every counter equals the increments counted" \
 	"$build/bench/primitives" --cpus=1,2 --hold-ns=0,50 "${tiny[@]}" \
 	--benchmark_out="$tmp/primitives.json"
 
 # Two tasks a CPU: every token pass is a switch, and every task ends.
+every[sched]=$tmp/sched.json
 check "sched: model and host context switches are timed" \
 	"$build/bench/sched" --cpus=all*2 --oversubscribe "${tiny[@]}" \
 	--benchmark_out="$tmp/sched.json"
 check "sched: switch_ns for every variant" \
-	test "$(grep -c '"switch_ns"' "$tmp/sched.json")" -eq 3
+	every_row_has "$tmp/sched.json" switch_ns
 check "model scheduler recorded in the context" \
 	grep -q '"kscale_model_sched"' "$tmp/sched.json"
 
@@ -120,10 +150,8 @@ shmem_ok() {
 import json, sys
 rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
         if b["run_type"] == "iteration"]
-seen = set()
 for b in rows:
     variant = b["name"].split("/")[2]
-    seen.add(variant)
     assert b["faults_per_sec_per_cpu"] == b["ops_per_sec_per_cpu"], b["name"]
     # a real window of no faults was seen in 1 of ~3 fresh-clone runs (the
     # running kernel's stall, not yet explained); the models must fault
@@ -142,8 +170,6 @@ for b in rows:
             # each thread's last pass, cut short, counts its two takes
             # (0.1-0.3% over 2/pages at 2 threads in a 0.05 s window)
             assert per_fault <= 2 / pages * 1.01, b
-assert seen == {"stat_lock", "nosbinfo", "no_sbinfo_mount", "upstream",
-                "real", "real_private"}, seen
 PY
 }
 
@@ -157,6 +183,7 @@ assert rows["upstream"]["sigbus_faults"] == 0, rows["upstream"]
 PY
 }
 
+every[shmem_fault]=$tmp/shmem.json
 check "shmem_fault: every variant, distinct and shared object" \
 	"$build/bench/shmem_fault" --cpus=1,2 --pages=256 --shared-object=0,1 \
 	"${tiny[@]}" --benchmark_out="$tmp/shmem.json"
@@ -202,11 +229,8 @@ lookup_ok() {
 import json, sys
 rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
         if b["run_type"] == "iteration"]
-doc = json.load(open(sys.argv[1]))
-seen = set()
 for b in rows:
     variant = b["name"].split("/")[2]
-    seen.add(variant)
     assert b["lookups_per_sec"] == b["ops_per_sec"] > 0, b["name"]
     if variant.startswith("fuse_"):
         # every lookup of a new name reached our server
@@ -218,11 +242,6 @@ for b in rows:
     assert 0 <= b["dir_lock_wait_pct"] < 100, b["name"]
     if variant != "immutable":
         assert b["duplicate_dentries"] == 0, b["name"]
-fuse = {"fuse_serial", "fuse_parallel"}
-assert seen - fuse == {"i_mutex", "sharded", "immutable", "parallel", "real"}, seen
-# FUSE ran, or the context says why not
-assert seen & fuse == fuse or all("kscale_skipped_" + v in doc["context"]
-                                  for v in fuse), seen
 PY
 }
 
@@ -247,6 +266,7 @@ for b in rows:
 PY
 }
 
+every[real_lookup]=$tmp/lookup.json
 check "real_lookup: every variant, low and high hit rate" \
 	env TMPDIR="$tmp" "$build/bench/real_lookup" --cpus=1,2 --files=2000 \
 	--dcache=200,1800 --dirs=4 "${tiny[@]}" --benchmark_out="$tmp/lookup.json"
@@ -273,14 +293,12 @@ rwsem_ok() {
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
-seen = set()
 profile = ["kernel_%s_%s_pct" % (f, k)
            for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
                      "rwsem_spin_on_owner", "osq_lock")
            for k in ("children", "self")]
 for b in rows:
     variant, rw = b["name"].split("/")[2], b["name"].split("/")[3]
-    seen.add(variant)
     assert b["total_MBps"] > 0 and b["iops"] > 0, b["name"]
     assert abs(b["read_MBps"] + b["write_MBps"] - b["total_MBps"]) <= 1e-6 * b["total_MBps"]
     assert b["switches_per_io"] >= 0, b["name"]
@@ -295,10 +313,6 @@ for b in rows:
         # io_path_ns=auto: calibrated on the real path, per direction
         # (0 when a loaded machine makes fio no slower than the model)
         assert b["io_path_read_ns"] >= 0 and b["io_path_write_ns"] >= 0
-want = {"v4.6", "reader_owned", "upstream", "pthread", "fio", "fio_xfs"}
-if "XFS on a loop device" not in doc["context"]["kscale_fio_xfs"]:
-    want.discard("fio_xfs")
-assert seen == want, seen
 PY
 }
 
@@ -318,6 +332,7 @@ print(json.load(open(sys.argv[1]))["context"].get("kscale_fio_xfs_device", ""))'
 	return 1
 }
 
+every[rwsem]=$tmp/rwsem.json
 check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
 	env TMPDIR="$tmp" "$build/bench/rwsem" --cpus=1,2,4 --oversubscribe \
 	--rw=randrw,randwrite --size=4m "${tiny[@]}" \
@@ -563,6 +578,22 @@ check "profile: each variant's path visits" \
 check "profile: files_lock, s_files, the cwd and the posted counts per op" \
 	path_visits_ok "$tmp/prof-path.json"
 check "profile: off by default" no_profile "$out"
+
+# Each bench binary with a --list (scripts/kscale list's): every variant
+# it lists ran in its model's run above, or in a short one at its
+# defaults for a model without one here.
+for bin in "$build"/bench/*; do
+	[[ -f $bin && -x $bin ]] || continue
+	"$bin" --list >"$tmp/list" 2>/dev/null || continue
+	model=${bin##*/}
+	if [[ -z ${every[$model]:-} ]]; then
+		every[$model]=$tmp/every-$model.json
+		check "$model: every variant at its defaults" \
+			"$bin" --cpus=1 "${tiny[@]}" --benchmark_out="${every[$model]}"
+	fi
+	check "$model: every variant its --list shows ran, or says why not" \
+		ran_every_variant "$tmp/list" "${every[$model]}"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
