@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/sched.h"
@@ -141,4 +147,13 @@ void test_race_tasks(int nr, int cpus, void (*fn)(struct test_thread *),
 	pthread_attr_destroy(&attr);
 	free(r);
 	free(tid);
+}
+
+int test_variant_table(const struct kscale_variant_table *t)
+{
+	char err[256];
+
+	if (kscale_variant_table_check(t, err, sizeof(err)))
+		fail_msg("%s", err);
+	return 0;
 }

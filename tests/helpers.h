@@ -3,6 +3,7 @@
 #ifndef KSCALE_TEST_HELPERS_H
 #define KSCALE_TEST_HELPERS_H
 
+#include "../lib/harness/variant.h"
 #include "../lib/sys/topology.h"
 
 /* nr CPUs in nr_nodes nodes becomes the model's machine (percpu_setup). */
@@ -41,9 +42,12 @@ static inline void test_note(int *counter)
 
 double test_now_ms(void);
 
+/* The table checked as bench and torture check it: 0, or a failed test. */
+int test_variant_table(const struct kscale_variant_table *t);
+
 /* Each row of a model's variant table (variant.h): its ops. */
 #define for_each_variant(_ops, _i, _table)				\
-	for ((_i) = 0; (_i) < (_table)->nr &&				\
+	for ((_i) = test_variant_table(_table); (_i) < (_table)->nr &&	\
 	     ((_ops) = (_table)->rows[_i].ops, 1); (_i)++)
 
 #endif

@@ -23,7 +23,7 @@ src=$tmp/src
 build=$tmp/build
 model=$src/models/mnt_writers
 targets=(bench/mnt_writers torture/torture tests/test_mnt_writers)
-tiny=(--duration=0.05 --warmup=0.01 --perf=false)
+tiny=(--duration=0.05 --warmup=0.01 --perf=0)
 status=0
 
 # run CMD...: its status in $status, stdout in $tmp/out, stderr in $tmp/err.
@@ -41,7 +41,6 @@ git -C "$root" ls-files -z |
 
 # The new variant: the model file...
 sed -e 's/\bmnt_writers_none\b/mnt_writers_throwaway/' \
-    -e 's/\.name = "none"/.name = "throwaway"/' \
     -e '2,/\*\//c\/*\n * A throwaway variant (tests/test_add_variant.sh): none.c renamed.\n */' \
     "$model/none.c" >"$model/throwaway.c"
 # ...its declaration...
@@ -119,7 +118,7 @@ check "the validation fails on the broken variant" eval '((status != 0)) &&
 # The row without its implementation (a typo once ran the real kernel
 # under a model variant's name): both binaries refuse it, one line, 2.
 sed -i 's/, &mnt_writers_throwaway },$/ },/' "$model/variants.c"
-run ninja -C "$build" bench/mnt_writers torture/torture
+run ninja -C "$build" bench/mnt_writers torture/torture tests/test_mnt_writers
 check "the row without .ops builds" test "$status" -eq 0
 refused() {
 	((status == 2)) && (($(wc -l <"$tmp/err") == 1)) &&
@@ -135,6 +134,9 @@ status=0
 	>"$tmp/err" 2>&1 </dev/null || status=$?
 : >"$tmp/out"
 check "the torture refuses the row: exit 2, one line" refused
+run timeout 300 "$build/tests/test_mnt_writers"
+check "the validation fails naming the row, not crashing" eval '((status != 0 && status < 128)) &&
+	grep -q "variant .throwaway.: a model row without an implementation" "$tmp/out" "$tmp/err"'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
