@@ -49,7 +49,6 @@ struct fault_run {
 	unsigned long size_limit;
 	unsigned long fault_work_ns;	/* half before the shmem path, half after */
 	bool shared;
-	bool private;				/* real_private */
 	struct file *shared_file;
 	char *shared_map;
 };
@@ -141,7 +140,7 @@ static void real_pass_begin(struct kscale_thread *t)
 		ft->map = fr->shared_map;
 		return;
 	}
-	ft->map = fr->private ?
+	ft->map = fr->kind->private ?
 		mmap(NULL, len, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
 		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, devzero, 0);
@@ -172,7 +171,8 @@ static void real_pass_end(struct kscale_thread *t)
 		return;
 	if (!fr->shared)
 		munmap(ft->map, len);
-	else if (madvise(start, len, fr->private ? MADV_DONTNEED : MADV_REMOVE))
+	else if (madvise(start, len,
+			 fr->kind->private ? MADV_DONTNEED : MADV_REMOVE))
 		kscale_fail(t->run, "madvise: %s", strerror(errno));
 }
 
@@ -220,7 +220,7 @@ static int shared_setup(struct kscale_run *run, struct fault_run *fr)
 		fr->shared_file = shmem_zero_setup_shared(fr->ops, pages);
 		return 0;
 	}
-	fr->shared_map = fr->private ?
+	fr->shared_map = fr->kind->private ?
 		mmap(NULL, pages * PAGE_SIZE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
 		mmap(NULL, pages * PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -239,7 +239,6 @@ static int fault_setup(struct kscale_run *run)
 	run->priv = fr;
 	fr->ops = v->ops;
 	fr->kind = v->host ?: &model_kind;
-	fr->private = fr->kind->private;
 	fr->pages = kscale_knob_long(run, "pages");
 	fr->shared = kscale_knob_long(run, "shared_object");
 	fr->size_limit = kscale_knob_long(run, "size_limit");
