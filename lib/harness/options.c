@@ -162,24 +162,14 @@ static int join_variants(const struct kscale_model *m, char *err, size_t len)
 {
 	int nr_model = m->variants->nr, nr = nr_model + m->nr_host_variants;
 	struct kscale_variant *all = malloc(nr * sizeof(*all));
-	char why[192] = "";
-	int i, j;
+	char why[192];
 
 	if (!all)
 		abort();
 	memcpy(all, m->variants->rows, nr_model * sizeof(*all));
 	memcpy(all + nr_model, m->host_variants,
 	       m->nr_host_variants * sizeof(*all));
-	for (i = 0; i < nr && !why[0]; i++) {
-		if (kscale_variant_check(&all[i], i < nr_model, why,
-					 sizeof(why)))
-			break;
-		for (j = 0; j < i; j++)
-			if (!strcmp(all[j].name, all[i].name))
-				snprintf(why, sizeof(why), "variant '%s': two "
-					 "rows", all[i].name);
-	}
-	if (why[0]) {
+	if (kscale_variant_rows_check(all, nr, nr_model, why, sizeof(why))) {
 		snprintf(err, len, "the variant table is wrong: %s", why);
 		free(all);
 		return -1;

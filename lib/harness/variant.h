@@ -69,23 +69,34 @@ static inline int kscale_variant_check(const struct kscale_variant *v,
 	return why ? -1 : 0;
 }
 
-/* Every row of a model table, and no name twice: 0, or -1 with err. */
-static inline int kscale_variant_table_check(
-	const struct kscale_variant_table *t, char *err, size_t len)
+/*
+ * The rows of a table, the first nr_model of them model rows and the rest
+ * host rows, each checked and no name twice: 0, or -1 with one line in err.
+ */
+static inline int kscale_variant_rows_check(const struct kscale_variant *rows,
+					    int nr, int nr_model, char *err,
+					    size_t len)
 {
-	const struct kscale_variant *v, *w;
+	int i, j;
 
-	for_each_variant_row(v, t) {
-		if (kscale_variant_check(v, true, err, len))
+	for (i = 0; i < nr; i++) {
+		if (kscale_variant_check(&rows[i], i < nr_model, err, len))
 			return -1;
-		for (w = t->rows; w < v; w++)
-			if (!strcmp(w->name, v->name)) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(rows[j].name, rows[i].name)) {
 				snprintf(err, len, "variant '%s': two rows",
-					 v->name);
+					 rows[i].name);
 				return -1;
 			}
 	}
 	return 0;
+}
+
+/* Every row of a model table, and no name twice: 0, or -1 with err. */
+static inline int kscale_variant_table_check(
+	const struct kscale_variant_table *t, char *err, size_t len)
+{
+	return kscale_variant_rows_check(t->rows, t->nr, t->nr, err, len);
 }
 
 #endif
