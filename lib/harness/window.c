@@ -275,9 +275,10 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
 				  t->id);
 	if (ok && w->thread_size) {
-		t->priv = aligned_alloc(_Alignof(struct kscale_thread),
-					(w->thread_size + 2 * SMP_CACHE_BYTES - 1) &
-					~(2 * SMP_CACHE_BYTES - 1));
+		size_t align = _Alignof(struct kscale_thread);
+
+		t->priv = aligned_alloc(align, (w->thread_size + align - 1) &
+					~(align - 1));
 		if (t->priv)
 			memset(t->priv, 0, w->thread_size);
 		else
