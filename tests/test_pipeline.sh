@@ -40,6 +40,7 @@ for b in rows:
     # what else happened during the window, for compare's [disturbed] mark
     assert 0 <= b["steal_pct"] <= 100, b["name"]
     assert b["involuntary_switches"] >= 0 and b["snapshot_late_us"] >= 0, b["name"]
+    assert b["host_sleeps"] >= 0, b["name"]
     per_cpu = b["ops_per_sec"] / b["threads"]
     assert abs(b["ops_per_sec_per_cpu"] - per_cpu) <= 1e-6 * per_cpu
 PY
@@ -113,6 +114,20 @@ check "compare --format=markdown prints a markdown table" \
 		--before=atomic \
 		--after=percpu \
 		--format=markdown
+# a repetition the host slept in a section of: marked, and only that one
+python3 - "$out" "$tmp/slept.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+for b in rows:
+    b["steal_pct"] = b["snapshot_late_us"] = b["host_sleeps"] = 0
+next(b for b in rows if "/atomic/mounts:1/" in b["name"] and
+     b["threads"] == 1)["host_sleeps"] = 1
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+check "compare marks a repetition with a host sleep [disturbed]" \
+	compare_says "threads:1 .*\\[disturbed 1/4\\]" "$tmp/slept.json" \
+		--before=atomic --after=percpu
 check "plot writes PNG and SVG" \
 	plot_into "$tmp/plots" "$out"
 check "plots are PNG files" png_ok "$tmp/plots"

@@ -297,6 +297,9 @@ static void torture_join(pthread_t *tid)
 	}
 }
 
+/* Sections the host slept in before this variant (sched_host_sleeps()). */
+static unsigned long host_sleeps_start;
+
 static void print_verdict(double secs, const char *verdict)
 {
 	struct torture_lock_stats sum = { 0 };
@@ -320,13 +323,14 @@ static void print_verdict(double secs, const char *verdict)
 		run.m->stats(extra, sizeof(extra));
 	printf("%s-torture: Operations: %lu Acquisitions: %llu Max wait: "
 	       "%.0f us Delays inside: %llu spins %llu preemptions %llu "
-	       "sleeps Migrations: %lu Quiet points: %lu%s%s Fail: %d\n",
-	       variant_name, ops,
+	       "sleeps Migrations: %lu Host sleeps: %lu Quiet points: %lu%s%s "
+	       "Fail: %d\n", variant_name, ops,
 	       (unsigned long long)sum.acquisitions,
 	       cycles_to_ns(sum.max_wait) / 1e3,
 	       (unsigned long long)sum.spins,
 	       (unsigned long long)sum.preempts,
-	       (unsigned long long)sum.sleeps, migrations, nr_quiet,
+	       (unsigned long long)sum.sleeps, migrations,
+	       sched_host_sleeps() - host_sleeps_start, nr_quiet,
 	       *extra ? " " : "", extra, nr_fail);
 	printf("%s-torture: End of test: %s: %.1f s, nr_tasks=%d nr_cpus=%d "
 	       "nodes=%d seed=%lu\n", variant_name, verdict, secs,
@@ -374,6 +378,7 @@ static int torture_variant(const struct torture_model *m, const void *v,
 		return 1;
 	}
 	__atomic_store_n(&lockstat.torture, true, __ATOMIC_SEQ_CST);
+	host_sleeps_start = sched_host_sleeps();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, TASK_STACK);
 	pthread_barrier_init(&run.start, NULL, torture_nr_tasks + 1);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernel/sched.h"
 #include "disturb.h"
 #include "kscale.h"
 
@@ -62,6 +63,7 @@ void disturb_snapshot(const struct kscale_run *run, const int *cpus,
 	read_stat(cpus, nr_cpus, s);
 	for (i = 0; i < run->nr_threads; i++)
 		s->nivcsw += nonvoluntary(run->threads[i].tid);
+	s->host_sleeps = sched_host_sleeps();
 }
 
 void disturb_counters(struct kscale_run *run, const struct disturb_snapshot *a,
@@ -73,5 +75,7 @@ void disturb_counters(struct kscale_run *run, const struct disturb_snapshot *a,
 			   total ? 100.0 * (b->steal - a->steal) / total : 0);
 	kscale_set_counter(run, "involuntary_switches",
 			   (double)(b->nivcsw - a->nivcsw));
+	kscale_set_counter(run, "host_sleeps",
+			   (double)(b->host_sleeps - a->host_sleeps));
 	kscale_set_counter(run, "snapshot_late_us", late_s * 1e6);
 }

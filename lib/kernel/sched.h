@@ -55,6 +55,7 @@ struct rq {
 	int ticking;			/* the tick's thread started */
 	uint64_t slice_start;		/* ns: the running task switched in */
 	unsigned long nr_switches;	/* yields and sleeps here */
+	unsigned long host_sleeps;	/* sections the host slept in */
 	struct task_struct *curr;	/* the task switched in last */
 } ____cacheline_aligned;
 
@@ -211,5 +212,11 @@ struct rq *cpu_rq(int cpu);
 
 /* The default slice: sysctl_sched_min_granularity scaled for nr_cpus. */
 uint64_t sched_default_slice_ns(int nr_cpus);
+
+/*
+ * How many times, over every CPU, a task given the CPU found the one
+ * before it asleep in the host inside a section, and gave it back.
+ */
+unsigned long sched_host_sleeps(void);
 
 #endif

@@ -191,17 +191,24 @@ def header(metric):
             + ["95% CI"])
 
 
-# A repetition the machine disturbed: the hypervisor stole its CPUs, or
+# A repetition the machine disturbed: the hypervisor stole its CPUs, the
+# host slept inside a model task's section (a page migrated under it), or
 # the controller closed the window late.
 STEAL_PCT_MAX = 1.0
 SNAPSHOT_LATE_US_MAX = 1000.0
 
 
+def disturbed_rep(r):
+    """True if the machine disturbed repetition r's window."""
+    return ((finite(r.get("steal_pct")) or 0) >= STEAL_PCT_MAX or
+            (finite(r.get("host_sleeps")) or 0) > 0 or
+            (finite(r.get("snapshot_late_us")) or 0) >= SNAPSHOT_LATE_US_MAX)
+
+
 def disturbed(row):
     """'' or ' [disturbed k/n]': repetitions of either side over the limits."""
     reps = row.before.rows + row.after.rows
-    k = sum(1 for r in reps if (finite(r.get("steal_pct")) or 0) >= STEAL_PCT_MAX or
-            (finite(r.get("snapshot_late_us")) or 0) >= SNAPSHOT_LATE_US_MAX)
+    k = sum(1 for r in reps if disturbed_rep(r))
     return f" [disturbed {k}/{len(reps)}]" if k else ""
 
 
@@ -301,8 +308,8 @@ def legend(min_effect):
             f"{min_effect:g} pp); ? = no verdict: fewer than "
             f"{stats.MIN_REPS_FOR_TEST} repetitions on a side",
             f"[disturbed k/n]: k of the row's n repetitions (both sides) had "
-            f"steal_pct >= {STEAL_PCT_MAX:g}% or the window closed "
-            f">= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"]
+            f"steal_pct >= {STEAL_PCT_MAX:g}%, host_sleeps > 0 or the window "
+            f"closed >= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"]
 
 
 def block(lines, markdown):
