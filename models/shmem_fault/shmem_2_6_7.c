@@ -706,6 +706,8 @@ static void sb_stats(struct shmem_stats *st)
 	spin_lock(&shm_sbinfo->stat_lock);
 	st->max_blocks = shm_sbinfo->max_blocks;
 	st->free_blocks = shm_sbinfo->free_blocks;
+	st->max_inodes = shm_sbinfo->max_inodes;
+	st->free_inodes = shm_sbinfo->free_inodes;
 	spin_unlock(&shm_sbinfo->stat_lock);
 }
 

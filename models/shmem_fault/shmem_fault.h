@@ -27,6 +27,8 @@ struct shmem_stats {
 	bool inode_books;		/* i_blocks counts its pages */
 	unsigned long max_blocks;
 	unsigned long free_blocks;
+	unsigned long max_inodes;	/* sb_stats(): 0 where none are kept */
+	unsigned long free_inodes;
 	unsigned long i_blocks;		/* the inode's 512-byte blocks */
 	unsigned long nrpages;		/* data pages in the page cache */
 	unsigned long index_pages;	/* swap-vector pages (2.6.7 only) */
