@@ -389,6 +389,191 @@ static void test_free_path_races_allocation(void **state)
 }
 
 /*
+ * The class "a lock section that no test races": every stat_lock section
+ * of the free path raced against the charge side on one exactly-sized
+ * mount.  Before this, shmem_truncate()'s return of the index pages'
+ * blocks and shmem_delete_inode()'s free_inodes++ ran only at teardown
+ * (the racers' own objects had no index pages) and free_inodes was never
+ * read.  Two threads on two CPUs (a lost update needs both running) each
+ * round make an object (shmem_get_inode(): free_inodes--), fault its
+ * first indirect index (shmem_swp_alloc()'s two index charges,
+ * shmem_charge_block()), give it back and fault it again
+ * (shmem_recalc_inode()) and unmap it (shmem_recalc_inode(),
+ * shmem_truncate(), free_inodes++): every section of both sides, as
+ * often as it can run.  The mount holds exactly each thread's last
+ * object, faulted whole: no fault may get ENOSPC (a block given back and
+ * lost shows there or in the books), and with those objects kept the
+ * mount is full: free_blocks 0, the next fault ENOSPC.  Then every block
+ * and inode is back.
+ */
+#define SECTION_PAGES	17	/* SHMEM_NR_DIRECT + 1: i_indirect, a leaf */
+#define SECTION_BLOCKS	(SECTION_PAGES + 2)
+#ifdef KSCALE_SANITIZE
+#define SECTION_ROUNDS	200
+#else
+#define SECTION_ROUNDS	40000
+#endif
+
+struct lockstep {
+	const struct shmem_fault_ops *ops;
+	struct file *file;
+	int arrived;			/* at the end of a window */
+	int errors, bad_books;
+};
+
+static void lockstep_wait(int *arrived, int nr, unsigned long window)
+{
+	__atomic_add_fetch(arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(arrived, __ATOMIC_ACQUIRE) <
+	       (long)(nr * (window + 1)))
+		cpu_relax();
+}
+
+struct sections {
+	const struct shmem_fault_ops *ops;
+	struct file *kept[MAX_RACERS];
+	int nr, arrived;
+	int errors;
+};
+
+static void free_sections_racer(struct test_thread *t)
+{
+	struct sections *r = t->arg;
+	const struct shmem_fault_ops *ops = r->ops;
+	unsigned long idx = SECTION_PAGES - 1;
+	struct page *page;
+	struct file *own;
+	int round;
+
+	for (round = 0; round < SECTION_ROUNDS; round++) {
+		own = ops->shmem_zero_setup(SECTION_PAGES);
+		if (ops->shmem_fault(own, idx, &page))
+			test_note(&r->errors);
+		ops->shmem_release(own, idx, idx + 1);
+		if (ops->shmem_fault(own, idx, &page))
+			test_note(&r->errors);
+		/* the threads' unmaps in step: a lost update needs both */
+		lockstep_wait(&r->arrived, r->nr, round);
+		if (round < SECTION_ROUNDS - 1) {
+			ops->fput(own);
+			continue;
+		}
+		for (idx = 0; idx < SECTION_PAGES; idx++)
+			if (ops->shmem_fault(own, idx, &page))
+				test_note(&r->errors);
+		r->kept[t->id] = own;
+	}
+}
+
+static void test_free_path_sections_race_the_charge_side(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct sections *r = calloc(1, sizeof(*r));
+	struct shmem_stats st;
+	int i, t, n = test_racers(MAX_RACERS);
+	struct page *page;
+	struct file *f;
+
+	for_each_variant(ops, i, &shmem_fault_variants) {
+		bool limited = ops == &shmem_fault_stat_lock;
+
+		ops->shm_mount(n * SECTION_BLOCKS);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->nr = n;
+		test_race(n, free_sections_racer, r);
+		assert_int_equal(r->errors, 0);
+		for (t = 0; t < n; t++) {
+			ops->shmem_stats(r->kept[t], &st);
+			assert_int_equal(st.nrpages, SECTION_PAGES);
+			assert_int_equal(st.i_blocks, st.inode_books ?
+					 BLOCKS_PER_PAGE * (SECTION_PAGES +
+							    st.index_pages) : 0);
+			if (limited)
+				assert_int_equal(st.index_pages,
+						 SECTION_BLOCKS - SECTION_PAGES);
+		}
+		ops->sb_stats(&st);
+		if (limited)
+			assert_int_equal(st.free_blocks, 0);
+		if (st.has_sbinfo)
+			assert_int_equal(st.free_inodes, st.max_inodes - n);
+		f = ops->shmem_zero_setup(1);
+		assert_int_equal(ops->shmem_fault(f, 0, &page),
+				 limited ? -ENOSPC : 0);
+		ops->fput(f);
+		for (t = 0; t < n; t++)
+			ops->fput(r->kept[t]);
+		assert_sb_balanced(ops);
+		ops->sb_stats(&st);
+		assert_int_equal(st.free_inodes, st.max_inodes);
+	}
+	free(r);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * The same class for i_blocks: shmem_free_block() gives back, under
+ * stat_lock alone (shmem_getpage() has dropped info->lock), the block of
+ * a page that lost the race for its index, while the winner charges the
+ * next one to the same inode under stat_lock.  Two threads on two CPUs
+ * fault each fresh window in the same order, so that nearly every index
+ * is raced, and the inode's books are checked after every window.
+ */
+#define SAME_WINDOW	64
+#ifdef KSCALE_SANITIZE
+#define SAME_WINDOWS	8
+#else
+#define SAME_WINDOWS	400
+#endif
+
+static void same_order_racer(struct test_thread *t)
+{
+	struct lockstep *r = t->arg;
+	const struct shmem_fault_ops *ops = r->ops;
+	int nr = test_racers(2);
+	struct shmem_stats st;
+	struct page *page;
+	unsigned long idx, w;
+
+	for (w = 0; w < SAME_WINDOWS; w++) {
+		for (idx = w * SAME_WINDOW; idx < (w + 1) * SAME_WINDOW; idx++)
+			if (ops->shmem_fault(r->file, idx, &page))
+				test_note(&r->errors);
+		lockstep_wait(&r->arrived, nr, 2 * w);
+		if (t->id == 0) {
+			ops->shmem_stats(r->file, &st);
+			if (st.i_blocks != (st.inode_books ? BLOCKS_PER_PAGE *
+					    (st.nrpages + st.index_pages) : 0))
+				test_note(&r->bad_books);
+		}
+		lockstep_wait(&r->arrived, nr, 2 * w + 1);
+	}
+}
+
+static void test_free_block_races_charges_on_one_inode(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct lockstep *r = calloc(1, sizeof(*r));
+	int i;
+
+	for_each_variant(ops, i, &shmem_fault_variants) {
+		ops->shm_mount(0);
+		memset(r, 0, sizeof(*r));
+		r->ops = ops;
+		r->file = ops->shmem_zero_setup(SAME_WINDOWS * SAME_WINDOW);
+		test_race(test_racers(2), same_order_racer, r);
+		assert_int_equal(r->errors, 0);
+		assert_int_equal(r->bad_books, 0);
+		assert_books(ops, r->file);
+		ops->fput(r->file);
+		assert_sb_balanced(ops);
+	}
+	free(r);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
  * lockstat of the superblock stat_lock: 2.6.7 takes it for every new
  * block (and index page); the seed's nosbinfo takes it on no fault, only
  * to count the mapping's inode in and out (twice a mapping); 2.6.9 and
@@ -584,6 +769,8 @@ int main(void)
 		cmocka_unit_test(test_stat_lock_takes_per_variant),
 		cmocka_unit_test(test_disjoint_ranges_return_every_block),
 		cmocka_unit_test(test_free_path_races_allocation),
+		cmocka_unit_test(test_free_path_sections_race_the_charge_side),
+		cmocka_unit_test(test_free_block_races_charges_on_one_inode),
 		cmocka_unit_test(test_pcp_sizes),
 		cmocka_unit_test(test_allocator_locks_per_fault),
 	};
