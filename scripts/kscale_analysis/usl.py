@@ -4,7 +4,8 @@
 
 sigma is contention (the serial share), kappa coherency (the cost of
 every pair of CPUs agreeing on shared data).  Three parameters need three
-distinct CPU counts: with fewer the fit is refused, not guessed.
+distinct CPU counts: with fewer the fit is refused, not guessed; so is a
+window that measured nothing (no relative residual exists for it).
 """
 
 import math
@@ -39,7 +40,11 @@ def fit(points):
     """Least-squares fit to [(cpus, throughput), ...] (repetitions may
     repeat a count), on relative residuals so each count weighs the same
     whatever its rate; sigma, kappa >= 0.  Raises Refused below
-    MIN_COUNTS distinct counts."""
+    MIN_COUNTS distinct counts or for a count that measured nothing."""
+    idle = sorted({n for n, x in points if not x > 0})
+    if idle:
+        raise Refused(f"USL: no throughput measured at {', '.join(map(str, idle))} "
+                      "CPU(s)")
     counts = sorted({n for n, _ in points})
     if len(counts) < MIN_COUNTS:
         raise Refused(f"USL: needs {MIN_COUNTS} or more CPU counts, have {len(counts)}")

@@ -11,6 +11,8 @@ KSCALE_PACKAGES=(
 	# fuzzing (tests/fuzz): libFuzzer is clang's, hypothesis drives the Python
 	clang libclang-rt-14-dev python3-hypothesis
 	fio xfsprogs linux-perf
+	# vm-test's guest (docs/vm-test.md); its kernel is apt-get downloaded
+	qemu-system-x86 busybox-static
 	# lkp-tests (tests/test_lkp.sh, docs/lkp.md)
 	ruby ruby-activesupport ruby-tty-command ruby-git ruby-term-ansicolor
 	ruby-colorize
