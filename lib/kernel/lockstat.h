@@ -180,6 +180,23 @@ static inline void lockstat_released(void)
 #endif
 }
 
+/*
+ * A sleeper's windows, widened by torture (sched.h): just before a task
+ * stores a sleeping state, between the condition it checked and the
+ * state a waker's wake-up must find; and in schedule(), between reading
+ * that state and committing to sleep, where a wake-up may land after the
+ * sleeper dropped its lock.  Correct code has nothing to lose in either;
+ * a slow path that checks, sets its state or drops its lock in the wrong
+ * order loses a wake-up there (torture: "no progress", "not parked").
+ */
+static inline void lockstat_sleep_window(void)
+{
+#ifdef KSCALE_TORTURE
+	if (unlikely(lockstat.torture))
+		torture_sleep_window();
+#endif
+}
+
 /* A locked operation on a registered shared line (an atomic_t). */
 static inline void lockstat_visit(const void *addr)
 {

@@ -339,6 +339,7 @@ static bool try_to_sleep(struct task_struct *p, bool poll)
 	uint32_t state = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
 	uint32_t asleep = TASK_ASLEEP | (poll ? TASK_POLLING : 0);
 
+	lockstat_sleep_window();
 	if (state == TASK_RUNNING ||
 	    !__atomic_compare_exchange_n(&p->state, &state, state | asleep,
 					 false, __ATOMIC_SEQ_CST,

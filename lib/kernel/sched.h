@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "lockstat.h"
 #include "tsc.h"
 
 #define TASK_RUNNING		0
@@ -103,11 +104,18 @@ static inline bool need_resched(void)
  */
 static inline void set_current_state(uint32_t state)
 {
+	if (state != TASK_RUNNING)
+		lockstat_sleep_window();
 	__atomic_store_n(&current->state, state, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-#define __set_current_state(s)	WRITE_ONCE(current->state, (s))
+static inline void __set_current_state(uint32_t state)
+{
+	if (state != TASK_RUNNING)
+		lockstat_sleep_window();
+	WRITE_ONCE(current->state, state);
+}
 
 static inline int preempt_count(void)
 {

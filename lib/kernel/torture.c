@@ -20,6 +20,9 @@
 /* An interrupt just after a spinlock's release, one in ... */
 #define IRQ_ONE_IN		64
 #define IRQ_SPIN_NS		2000
+/* In a sleeper's window (lockstat_sleep_window()), one in ... */
+#define SLEEP_WINDOW_ONE_IN	8
+#define SLEEP_WINDOW_SPIN_NS	5000
 
 __thread struct torture_lock_stats torture_lock_stats;
 __thread uint64_t torture_rand = 1;
@@ -92,4 +95,15 @@ void torture_lock_released(void)
 {
 	if (torture_random() % IRQ_ONE_IN == 0)
 		ndelay(torture_random() % IRQ_SPIN_NS);
+}
+
+/*
+ * A sleeper's window: it spins only, as it may still hold a spinlock
+ * (a state set under wait_lock); long enough for a waker on another CPU
+ * to drop its lock, wake us and go.  A sleep costs microseconds anyway.
+ */
+void torture_sleep_window(void)
+{
+	if (torture_random() % SLEEP_WINDOW_ONE_IN == 0)
+		ndelay(torture_random() % SLEEP_WINDOW_SPIN_NS);
 }

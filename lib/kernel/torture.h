@@ -49,5 +49,6 @@ bool torture_migrate(void);
 void torture_lock_acquired(uint64_t start);
 void torture_lock_release(void);
 void torture_lock_released(void);
+void torture_sleep_window(void);
 
 #endif
