@@ -272,20 +272,27 @@ static void test_mutual_exclusion_and_no_lost_wakeup(void **state)
 	race_version(true);
 }
 
+/*
+ * The racers' queue nodes are made before the race, as the kernel's are
+ * per-CPU: on a racer's stack, ThreadSanitizer took the racer's earlier
+ * plain writes there (clock_gettime()'s result) for a race with the
+ * unlocker's store to the node, which the kernel orders by the address
+ * dependency on next, not a release ThreadSanitizer can see.
+ */
 struct osq_race {
 	struct optimistic_spin_queue osq;
 	int inside;
 	int overlaps;
 	unsigned long granted, unqueued;
+	struct optimistic_spin_node *nodes;
 };
 
 static void osq_racer(struct test_thread *t)
 {
 	struct osq_race *o = t->arg;
-	struct optimistic_spin_node node;
 	int n;
 
-	task_start(&node, t->id);
+	task_start(&o->nodes[t->id], t->id);
 	for (n = 0; n < LOOPS; n++) {
 		/* every other try, the tick came: spinners must unqueue */
 		if (n & 1)
@@ -311,7 +318,10 @@ static void test_osq_grants_one_spinner_at_a_time(void **state)
 	int cpus = test_task_cpus(), n = 2 * cpus;	/* two tasks a CPU */
 
 	osq_lock_init(&o.osq);
+	o.nodes = calloc(n, sizeof(*o.nodes));
+	assert_non_null(o.nodes);
 	test_race_tasks(n, cpus, osq_racer, &o);
+	free(o.nodes);
 	assert_int_equal(o.overlaps, 0);
 	assert_int_equal(o.granted + o.unqueued, (unsigned long)n * LOOPS);
 	assert_false(osq_is_locked(&o.osq));
