@@ -4,10 +4,11 @@ many-node guest under qemu (software emulation), checked item by item.
 The host builds an initramfs (busybox-static, the binaries and the shared
 libraries they load, scripts/vm/init), boots Debian's cloud kernel, taken
 from its package with dpkg-deb -x, on the topology the flags give, and
-reads the guest's outputs back (a gzipped tar in
-base64 between two markers on a second serial port: a serial port needs
-no guest driver, and the outputs are a few MB at most).  The guest only runs commands; every
-judgement is made here, against what qemu was told.  Guest timings under
+reads the guest's outputs back (a gzipped tar in base64 between two
+markers on a second serial port: a serial port needs no guest driver, and
+the outputs are a few MB at most).  The guest only runs commands, with
+the lists and counts written here into its /kscale/args; every judgement
+is made here, against what qemu was told.  Guest timings under
 emulation are meaningless, so nothing timed is judged.
 """
 
@@ -51,6 +52,11 @@ class Machine:
         one, all (16 CPUs of 4 nodes: 1, 4, 5, 8, 9, 16)."""
         per = self.cpus_per_node
         return sorted({n for n in (1, 8, 9, per, per + 1, self.cpus) if n <= self.cpus})
+
+    @property
+    def bench_counts(self):
+        """1, 8, all, and 4x all on the model scheduler."""
+        return (1, 8, self.cpus, 4 * self.cpus)
 
     @property
     def profile_counts(self):
@@ -209,6 +215,8 @@ def initramfs(build, machine, args, path):
         shutil.copy(os.path.join(ROOT, "scripts", "vm", "init"), os.path.join(tree, "init"))
         with open(os.path.join(tree, "kscale", "args"), "w") as f:
             f.write(f"CPUS={machine.cpus}\nBENCHES='{' '.join(BENCHES)}'\n"
+                    f"UNITS='{' '.join(UNITS)}'\n"
+                    f"BENCH_COUNTS={','.join(map(str, machine.bench_counts))}\n"
                     f"PLAN_COUNTS={','.join(map(str, machine.plan_counts))}\n"
                     f"PROFILE_COUNTS={','.join(map(str, machine.profile_counts))}\n"
                     f"TORTURE_SECONDS={args.torture_seconds:g}\n"
@@ -311,11 +319,11 @@ class Outputs:
 
     def ok(self, item):
         """item's output, if it exited 0 and printed no BUG."""
-        text = self.text(item)
-        if self.rc(item) == 143:
+        text, rc = self.text(item), self.rc(item)
+        if rc == 143:
             raise Failed(f"{item} did not finish in --item-timeout: {tail(text)}")
-        if self.rc(item):
-            raise Failed(f"{item} exited {self.rc(item)}: {tail(text)}")
+        if rc:
+            raise Failed(f"{item} exited {rc}: {tail(text)}")
         bug = re.search(r"^.*\bBUG\b.*$", text, re.M)
         if bug:
             raise Failed(f"{item}: {bug.group(0)}")
@@ -351,11 +359,17 @@ def plans(text):
 
 def check_topology(m, o):
     """The guest kernel's topology is qemu's, and kscale's is the kernel's."""
-    seen = {}
+    seen, cpus = {}, {}
     for line in o.ok("sysfs").splitlines():
         f = line.split()
         if f[0] == "cpu":
             seen[int(f[1])] = (int(f[3]), f[5])
+        else:
+            cpus[f[0]] = f[1]
+    for kind in ("possible", "online"):
+        if cpus.get(kind) != f"0-{m.cpus - 1}":
+            raise Failed(f"guest kernel's {kind} CPUs {cpus.get(kind)}, "
+                         f"qemu was told 0-{m.cpus - 1}")
     for cpu in range(m.cpus):
         sib = m.siblings(cpu)
         want = (m.node_of(cpu), f"{sib[0]}-{sib[-1]}" if len(sib) > 1 else str(cpu))
@@ -458,7 +472,7 @@ def check_bench(bench):
         doc = o.json(f"bench-{bench}.json")
         rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
         ctx = doc["context"]
-        counts = (1, 8, m.cpus, 4 * m.cpus)
+        counts = m.bench_counts
         ran, skipped, starved = 0, [], []
         for variant in listed_variants(o.ok(f"list-{bench}")):
             mine = [b for b in rows if b["name"].split("/")[2] == variant]
