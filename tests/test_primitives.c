@@ -59,18 +59,34 @@ static void outside(int i)
  * spin_lock()s would order what the releases before it published, and
  * hide a fast path that does not acquire.
  */
-struct locked_counter {
-	spinlock_t lock;
-	bool trylock;			/* taken by spinning on the trylock */
+/* What every lock's race does inside: plain data, overlaps noted. */
+struct section {
 	unsigned long count;		/* plain: only the lock protects it */
 	int inside;			/* threads in the critical section */
 	int overlaps;
 };
 
+static void section(struct section *s)
+{
+	unsigned long v;
+
+	if (__atomic_add_fetch(&s->inside, 1, __ATOMIC_RELAXED) != 1)
+		test_note(&s->overlaps);
+	v = s->count;
+	cpu_relax();
+	s->count = v + 1;
+	__atomic_sub_fetch(&s->inside, 1, __ATOMIC_RELAXED);
+}
+
+struct locked_counter {
+	spinlock_t lock;
+	bool trylock;			/* taken by spinning on the trylock */
+	struct section s;
+};
+
 static void hammer_lock(struct test_thread *t)
 {
 	struct locked_counter *c = t->arg;
-	unsigned long v;
 	int i;
 
 	for (i = 0; i < LOOPS; i++) {
@@ -79,12 +95,7 @@ static void hammer_lock(struct test_thread *t)
 				cpu_relax();
 		else
 			spin_lock(&c->lock);
-		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
-			test_note(&c->overlaps);
-		v = c->count;
-		cpu_relax();
-		c->count = v + 1;
-		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
+		section(&c->s);
 		spin_unlock(&c->lock);
 		outside(i);
 	}
@@ -98,8 +109,8 @@ static void test_spinlock_mutual_exclusion(void **state)
 	test_race(n, hammer_lock, &c);
 	c.trylock = true;
 	test_race(n, hammer_lock, &c);
-	assert_int_equal(c.overlaps, 0);
-	assert_int_equal(c.count, 2 * n * LOOPS);
+	assert_int_equal(c.s.overlaps, 0);
+	assert_int_equal(c.s.count, 2 * n * LOOPS);
 	assert_false(spin_is_locked(&c.lock));
 }
 
@@ -134,9 +145,7 @@ static void test_spinlock_ticket_wrap(void **state)
 struct decb_counter {
 	decb_spinlock_t lock;
 	bool trylock;			/* the even takes spin on the trylock */
-	unsigned long count;
-	int inside;
-	int overlaps;
+	struct section s;
 	int counted_inside;
 	unsigned long acquisitions;
 };
@@ -152,7 +161,6 @@ static void hammer_decb(struct test_thread *t)
 	struct decb_counter *c = t->arg;
 	struct lock_class_stats st = { 0 }, before;
 	uint64_t wait = 0;
-	unsigned long v;
 	int i;
 
 	for (i = 0; i < 10 * LOOPS; i++) {
@@ -164,14 +172,9 @@ static void hammer_decb(struct test_thread *t)
 				cpu_relax();
 		else
 			decb_spin_lock(&c->lock);
-		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
-			test_note(&c->overlaps);
 		if (memcmp(&st, &before, sizeof(st)))
 			test_note(&c->counted_inside);
-		v = c->count;
-		cpu_relax();
-		c->count = v + 1;
-		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
+		section(&c->s);
 		if (i & 1)
 			decb_spin_unlock_account(&c->lock, &st, wait);
 		else
@@ -191,9 +194,9 @@ static void test_decb_spinlock_mutual_exclusion(void **state)
 	test_race(n, hammer_decb, &c);
 	c.trylock = true;
 	test_race(n, hammer_decb, &c);
-	assert_int_equal(c.overlaps, 0);
+	assert_int_equal(c.s.overlaps, 0);
 	assert_int_equal(c.counted_inside, 0);
-	assert_int_equal(c.count, 2 * n * 10 * LOOPS);
+	assert_int_equal(c.s.count, 2 * n * 10 * LOOPS);
 	assert_int_equal(c.acquisitions, 2 * n * 10 * LOOPS / 2);
 	assert_false(decb_spin_is_locked(&c.lock));
 	assert_int_equal(c.lock.slock, 1);
@@ -201,9 +204,7 @@ static void test_decb_spinlock_mutual_exclusion(void **state)
 
 struct mutex_counter {
 	struct mutex mutex;
-	unsigned long count;		/* plain: only the mutex protects it */
-	int inside;
-	int overlaps;
+	struct section s;
 };
 
 /*
@@ -213,17 +214,11 @@ struct mutex_counter {
 static void hammer_mutex(struct test_thread *t)
 {
 	struct mutex_counter *c = t->arg;
-	unsigned long v;
 	int i;
 
 	for (i = 0; i < LOOPS; i++) {
 		mutex_lock(&c->mutex);
-		if (__atomic_add_fetch(&c->inside, 1, __ATOMIC_RELAXED) != 1)
-			test_note(&c->overlaps);
-		v = c->count;
-		cpu_relax();
-		c->count = v + 1;
-		__atomic_sub_fetch(&c->inside, 1, __ATOMIC_RELAXED);
+		section(&c->s);
 		mutex_unlock(&c->mutex);
 		cond_resched();
 	}
@@ -236,8 +231,8 @@ static void test_mutex_mutual_exclusion(void **state)
 
 	mutex_init(&c.mutex);
 	test_race_tasks(n, cpus, hammer_mutex, &c);
-	assert_int_equal(c.overlaps, 0);
-	assert_int_equal(c.count, (unsigned long)n * LOOPS);
+	assert_int_equal(c.s.overlaps, 0);
+	assert_int_equal(c.s.count, (unsigned long)n * LOOPS);
 	assert_int_equal(atomic_read(&c.mutex.count), 1);
 	assert_true(list_empty(&c.mutex.wait_list));
 }
