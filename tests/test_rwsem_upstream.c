@@ -1060,7 +1060,226 @@ static void test_reader_honours_writer_handoff(void **state)
 }
 
 /*
- * 9. Why a waiter slept (struct rwsem_profile's slept[], and for a writer
+ * 9. The handoff as the first waiter, a reader, requests it: a fairness
+ * rule no test forced before (class: "a fairness rule no test forces";
+ * a reader branch that never set RWSEM_FLAG_HANDOFF passed every test,
+ * as nothing kept a reader waiting past its timeout).  Two writers, one
+ * on each CPU, steal the lock from each other by optimistic spinning
+ * ahead of a reader queued on CPU 0: each releaser's rwsem_mark_wake()
+ * finds the thief's writer bit, backs the reader's grant out and, once
+ * the reader has waited RWSEM_WAIT_TIMEOUT, sets the handoff bit and
+ * the reader's handoff_set.  The holder looks before it lets go (the
+ * releaser of the previous round set the bit while it held the lock):
+ *  - the bit is seen only once the reader has waited 4 ms (time_after());
+ *  - from then on neither writer takes the lock before the reader: the
+ *    spinner may not steal it (rwsem_try_write_lock_unqueued()), and the
+ *    other writer, made to queue behind the reader (its CPU's
+ *    need_resched, as a wake-up would set it) and woken spuriously just
+ *    as the holder lets go, may not take the free lock in the window
+ *    before the releaser's rwsem_mark_wake() (rwsem_try_write_lock()
+ *    honours the first waiter's handoff_set);
+ *  - once the reader has the lock the bit is clear, the other writer
+ *    still queued (rwsem_mark_wake() clears it as it grants).
+ * A run whose reader wins a release before its timeout shows no handoff
+ * and is run again.  The other writer lands in the second rule's window
+ * about one poke in eight here, so 32 handoffs are looked for (a model
+ * that breaks the rule then fails all but about 1 run in 100); under
+ * ThreadSanitizer the thief never wins that race, and no handoff is
+ * required.
+ */
+#define RH_HOLD_NS	(2500 * 1000)	/* a handoff at the second steal */
+#define RH_HANDOFFS	32		/* handoff runs looked for */
+#define RH_BUDGET_MS	8000
+#define RH_STARVED_MS	100		/* 25 times RWSEM_WAIT_TIMEOUT */
+#define RH_POKE_NS	(1000 * 1000)	/* the other writer's wait */
+#define RH_TIMEOUT_NS	(4 * 1000 * 1000)	/* RWSEM_WAIT_TIMEOUT */
+/*
+ * The reader's timeout is set just after its down_read() began, and the
+ * releaser's rwsem_mark_wake() reads the clock just after the thief's
+ * steal: the bit follows a steal, on time, within these bounds.
+ */
+#define RH_LATE_NS	(RH_TIMEOUT_NS + 500 * 1000)
+#define RH_EARLY_NS	(RH_TIMEOUT_NS - 200 * 1000)
+
+struct reader_handoff {
+	struct rwsem_storage sem;
+	struct task_struct *writer[2];
+	int held, queued, reader_got, finished;
+	int left[2];		/* writer i is out of its stealing loop */
+	int handoff_seen;
+	int poked;		/* the other writer woke just as it let go */
+	int violations, stuck, starved;
+	int late;		/* a steal past the timeout set no handoff */
+	int handoff_after;	/* the bit still set once the reader got it */
+	unsigned long steals;
+	uint64_t reader_t0;	/* the reader's down_read() */
+	uint64_t handoff_ns;	/* its wait at the steal the bit followed */
+	uint64_t waited_ns;
+};
+
+static uint64_t load64(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void rh_check(struct reader_handoff *h)
+{
+	if (load(&h->handoff_seen) && !load(&h->reader_got))
+		test_note(&h->violations);
+}
+
+/*
+ * The holder, with the bit set: the other writer queues behind the
+ * reader, then is woken (spuriously) and let go of the lock as it comes
+ * back to rwsem_try_write_lock(), its state set, wait_lock next.
+ */
+static void rh_poke_other(struct reader_handoff *h, int other)
+{
+	struct task_struct *p = READ_ONCE(h->writer[other]);
+	uint64_t end = now_ns() + RH_POKE_NS;
+
+	WRITE_ONCE(p->rq->need_resched, 1);
+	while (state_of(upstream(), &h->sem).nr_write_waiters < 1 ||
+	       !(__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) & TASK_ASLEEP))
+		if (load(&h->left[other]) || now_ns() > end)
+			return;
+	wake_up_process(p);
+	while (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) !=
+	       TASK_UNINTERRUPTIBLE)
+		if (now_ns() > end)
+			return;
+	store(&h->poked, 1);
+}
+
+static void rh_writer(struct reader_handoff *h, int id)
+{
+	const struct rwsem_ops *ops = upstream()->ops;
+	uint64_t end = now_ns() + DEADLINE_MS * 1000000ull;
+	struct rwsem_state st;
+	uint64_t stole_at = 0;	/* into the reader's wait */
+	bool handoff;
+
+	WRITE_ONCE(h->writer[id], current);
+	if (id == 0) {
+		ops->down_write(&h->sem);
+		store(&h->held, 1);
+		/* nap: the reader shares this CPU */
+		while (!state_of(upstream(), &h->sem).nr_waiters) {
+			if (now_ns() > end) {
+				test_note(&h->stuck);
+				break;
+			}
+			nap();
+		}
+		store(&h->queued, 1);
+	} else {
+		while (!load(&h->queued))
+			cpu_relax();
+		ops->down_write(&h->sem);	/* spins on writer 0 */
+		stole_at = now_ns() - load64(&h->reader_t0);
+		rh_check(h);
+	}
+	end = now_ns() + RH_STARVED_MS * 1000000ull;
+	for (;;) {
+		busy_ns(RH_HOLD_NS);
+		st = state_of(upstream(), &h->sem);
+		handoff = st.flag_handoff && !load(&h->reader_got);
+		if (!handoff && stole_at > RH_LATE_NS && !load(&h->reader_got))
+			test_note(&h->late);
+		if (handoff) {
+			if (!__atomic_exchange_n(&h->handoff_seen, 1,
+						 __ATOMIC_ACQ_REL))
+				h->handoff_ns = stole_at;
+			rh_poke_other(h, !id);
+		}
+		ops->up_write(&h->sem);
+		if (handoff || load(&h->reader_got))
+			break;
+		if (now_ns() > end) {
+			store(&h->starved, 1);
+			break;
+		}
+		ops->down_write(&h->sem);
+		stole_at = now_ns() - load64(&h->reader_t0);
+		rh_check(h);
+		__atomic_fetch_add(&h->steals, 1, __ATOMIC_RELAXED);
+	}
+	store(&h->left[id], 1);
+	/* and once more: after the reader */
+	ops->down_write(&h->sem);
+	rh_check(h);
+	ops->up_write(&h->sem);
+}
+
+static void reader_handoff_task(struct test_thread *t)
+{
+	struct reader_handoff *h = t->arg;
+	const struct rwsem_ops *ops = upstream()->ops;
+	struct optimistic_spin_node node;
+
+	task_start(&node, t->id);
+	if (t->id < 2) {
+		rh_writer(h, t->id);
+	} else {
+		while (!load(&h->held))
+			nap();
+		__atomic_store_n(&h->reader_t0, now_ns(), __ATOMIC_RELEASE);
+		ops->down_read(&h->sem);
+		h->waited_ns = now_ns() - h->reader_t0;
+		h->handoff_after = state_of(upstream(), &h->sem).flag_handoff;
+		store(&h->reader_got, 1);
+		ops->up_read(&h->sem);
+	}
+	leave_together(&h->finished, 3);
+}
+
+static void test_reader_handoff_beats_spinning_writers(void **state)
+{
+	double end = test_now_ms() + RH_BUDGET_MS;
+	int run, handoffs = 0, pokes = 0;
+
+	if (!two_cpus())
+		skip();
+	for (run = 0; handoffs < RH_HANDOFFS && test_now_ms() < end; run++) {
+		struct reader_handoff *h = calloc(1, sizeof(*h));
+
+		upstream()->ops->init(&h->sem);
+		test_race_tasks(3, 2, reader_handoff_task, h);
+		if (h->violations || h->late || h->handoff_after ||
+		    (h->handoff_seen && h->handoff_ns < RH_EARLY_NS))
+			fprintf(stderr, "upstream: run %d: %lu steals, reader "
+				"got it after %.2f ms, handoff %s at %.2f ms, "
+				"%d violations, %d late%s\n", run, h->steals,
+				h->waited_ns / 1e6,
+				h->handoff_seen ? "seen" : "not seen",
+				h->handoff_ns / 1e6, h->violations, h->late,
+				h->handoff_after ? ", the bit kept" : "");
+		assert_int_equal(h->stuck, 0);
+		assert_int_equal(h->violations, 0);
+		assert_true(h->reader_got);
+		assert_false(h->handoff_after);
+		if (h->handoff_seen) {
+			/* not before the reader had waited RWSEM_WAIT_TIMEOUT */
+			assert_true(h->handoff_ns >= RH_EARLY_NS);
+			handoffs++;
+			pokes += h->poked;
+		}
+		assert_released(upstream(), &h->sem);
+		if (sched_fifo) {
+			assert_int_equal(h->late, 0);
+			assert_false(h->starved);
+		}
+		free(h);
+	}
+	fprintf(stderr, "upstream: %d runs, %d with a reader's handoff, "
+		"%d of them with the other writer woken as it was let go\n",
+		run, handoffs, pokes);
+	if (timing_checked())
+		assert_true(handoffs > 0);
+}
+
+/*
+ * 10. Why a waiter slept (struct rwsem_profile's slept[], and for a writer
  * queued[]), as test_rwsem.c's test_sleep_reasons checks v4.6: one task
  * sleeps once behind a lock the test's task holds, and its reason, and
  * only it, counts 1.  The two reasons today's rwsem records most: a
@@ -1167,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_reader_owned_spin_is_bounded),
 		cmocka_unit_test(test_handoff_beats_lock_stealing),
 		cmocka_unit_test(test_reader_honours_writer_handoff),
+		cmocka_unit_test(test_reader_handoff_beats_spinning_writers),
 		cmocka_unit_test(test_sleep_reasons),
 	};
 
