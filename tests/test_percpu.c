@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU and per-node memory (lib/kernel/percpu.c) on made-up machines:
- * interleaved CPU numbering, sparse node ids, 512 CPUs on 16 nodes; one
- * block per node, each CPU's slot on its own cache lines; a node that
- * refuses its binding leaves memory unbound, and says why.  On the
- * machine it runs on, each node's block and kzalloc_node() memory is on
- * that node as the kernel reports it (move_pages(2)): on one node a
- * formality, in the many-node guest (scripts/kscale vm-test) the check.
+ * interleaved CPU numbering, sparse CPU and node ids, 512 CPUs on 16
+ * nodes; one block per node, each CPU's slot on its own cache lines; a
+ * node that refuses its binding leaves memory unbound, and says why.  On
+ * the machine it runs on, each node's block and kzalloc_node() memory is
+ * on that node as the kernel reports it (move_pages(2)): on one node a
+ * formality, in the many-node guest (scripts/kscale vm-test) the check,
+ * and there again with CPU 1 offline.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,6 +80,11 @@ static void test_interleaved_numbering(void **state)
 	topology_free(&t);
 }
 
+/*
+ * Holes in the CPU and node ids (a cpuset, an offline CPU, a memoryless
+ * node): arrays indexed by id, the run queues among them, are sized by
+ * the highest id + 1, not by the count.
+ */
 static void test_sparse_node_ids(void **state)
 {
 	int cpu[] = { 0, 1, 4, 5 }, node[] = { 0, 0, 5, 5 };
@@ -87,6 +93,7 @@ static void test_sparse_node_ids(void **state)
 	machine(&t, cpu, node, 4, false);
 	assert_int_equal(t.nr_nodes, 2);
 	assert_int_equal(t.nr_node_ids, 6);
+	assert_int_equal(t.nr_cpu_ids, 6);
 	check_slots(&t);
 	topology_free(&t);
 }
@@ -151,6 +158,8 @@ static void test_the_system_s_nodes_hold_their_slots(void **state)
 	int cpu, i;
 
 	assert_int_equal(topology_from_system(&t, err, sizeof(err)), 0);
+	/* in the guest's checklist, once with CPU 1 offline */
+	assert_int_equal(t.nr_cpu_ids, t.cpus[t.nr_cpus - 1] + 1);
 	percpu_setup(&t);
 	if (t.nr_nodes > 1 && !t.bind_memory)
 		fail_msg("%d nodes, memory not bound: %s", t.nr_nodes,
