@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../sys/clock.h"
+#include "../sys/futex.h"
 #include "fatal.h"
 #include "watchdog.h"
 #include "window.h"
@@ -62,15 +63,22 @@ static struct timespec deadline(double s)
 	return ts;
 }
 
+/*
+ * The threads wait on a futex word, not on gate_cond: a condition
+ * variable's waiters take gate_lock again one by one, and with several
+ * model tasks a CPU each of them queued for it behind the task running
+ * there until that one's tick, so that at 64 tasks on 2 CPUs the last
+ * left the gate after the window, and did nothing in it.
+ */
 void gate_arrive(struct kscale_bench *b, int id)
 {
 	pthread_mutex_lock(&b->gate_lock);
 	b->arrived[id] = true;
 	b->nr_arrived++;
 	pthread_cond_broadcast(&b->gate_cond);
-	while (!b->gate_open)
-		pthread_cond_wait(&b->gate_cond, &b->gate_lock);
 	pthread_mutex_unlock(&b->gate_lock);
+	while (!__atomic_load_n(&b->gate_open, __ATOMIC_ACQUIRE))
+		futex(&b->gate_open, FUTEX_WAIT_BITSET, 0, NULL);
 }
 
 void gate_open(struct kscale_bench *b)
@@ -83,9 +91,9 @@ void gate_open(struct kscale_bench *b)
 					   &until) == ETIMEDOUT &&
 		    b->nr_arrived < b->nr_threads)
 			watchdog_fire(b, "setting up", NULL, NULL);
-	b->gate_open = true;
-	pthread_cond_broadcast(&b->gate_cond);
 	pthread_mutex_unlock(&b->gate_lock);
+	__atomic_store_n(&b->gate_open, 1, __ATOMIC_RELEASE);
+	futex(&b->gate_open, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
 void wait_threads_left(struct kscale_bench *b, const struct snapshot *start,

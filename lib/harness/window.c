@@ -223,7 +223,7 @@ static bool run_prepare(struct kscale_bench *b)
 	progress_line(b);
 	b->nr_done = 0;
 	b->nr_arrived = 0;
-	b->gate_open = false;
+	b->gate_open = 0;
 	memset(b->arrived, 0, b->nr_threads * sizeof(*b->arrived));
 	memset(b->left, 0, b->nr_threads * sizeof(*b->left));
 	/* on thread 0's CPU: shared data's first touch puts it on its node */

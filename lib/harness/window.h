@@ -41,7 +41,7 @@ struct kscale_bench {
 	pthread_cond_t gate_cond;
 	bool *arrived;			/* [nr_threads] */
 	int nr_arrived;
-	bool gate_open;
+	uint32_t gate_open;		/* a futex word: the threads go */
 	bool *left;			/* [nr_threads]: out of the loop */
 	pthread_t controller;
 	int controller_cpu;		/* -1: none free, shares the workers' */

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The model's scheduler (see sched.h). */
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../sys/affinity.h"
+#include "../sys/futex.h"
 #include "percpu.h"
 #include "sched.h"
 
@@ -55,13 +54,6 @@ void __cpu_unown(void)
 	if (--cpu_own_depth)
 		return;
 	__atomic_store_n(cpu_owned, 0, __ATOMIC_RELEASE);
-}
-
-static long futex(uint32_t *uaddr, int op, uint32_t val,
-		  const struct timespec *abs)
-{
-	return syscall(SYS_futex, uaddr, op | FUTEX_PRIVATE_FLAG, val, abs,
-		       NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
 static uint64_t clock_ns(void)
