@@ -59,6 +59,11 @@ class Machine:
         return (1, 8, self.cpus, 4 * self.cpus)
 
     @property
+    def hole_counts(self):
+        """With CPU 1 offline: 1, all the others, and 4x them."""
+        return (1, self.cpus - 1, 4 * (self.cpus - 1))
+
+    @property
     def profile_counts(self):
         """Three counts or more for predict's validation and USL fit."""
         return sorted({1, 2, max(self.cpus // 2, 1), self.cpus})
@@ -219,6 +224,7 @@ def initramfs(build, machine, args, path):
                     f"BENCH_COUNTS={','.join(map(str, machine.bench_counts))}\n"
                     f"PLAN_COUNTS={','.join(map(str, machine.plan_counts))}\n"
                     f"PROFILE_COUNTS={','.join(map(str, machine.profile_counts))}\n"
+                    f"HOLE_COUNTS={','.join(map(str, machine.hole_counts))}\n"
                     f"TORTURE_SECONDS={args.torture_seconds:g}\n"
                     f"ITEM_TIMEOUT={args.item_timeout:g}\n"
                     f"DURATION={args.duration:g}\nWARMUP={args.duration / 2:g}\n")
@@ -422,8 +428,8 @@ def check_sweep(m, o):
 
 
 def check_unit(name):
-    def check(m, o):
-        text = o.ok(f"unit-{name}")
+    def check(m, o, item=f"unit-{name}"):
+        text = o.ok(item)
         passed = re.search(r"\[  PASSED  \] (\d+) test", text)
         if not passed or "FAILED" in text:
             raise Failed(f"{name}: {tail(text)}")
@@ -517,6 +523,40 @@ def sane(bench, b, strict):
     return False
 
 
+def check_hole(m, o):
+    """CPU 1 offline: kscale sees the others, ids as they are, and the
+    model scheduler runs on them (its per-CPU arrays indexed by id)."""
+    if m.cpus <= 2:
+        return "not made: 2 CPUs or fewer"
+    cpus = {}
+    for line in o.ok("hole-sysfs").splitlines():
+        f = line.split()
+        if f[0] in ("possible", "online"):
+            cpus[f[0]] = f[1]
+    want = {"possible": f"0-{m.cpus - 1}", "online": f"0,2-{m.cpus - 1}"}
+    if cpus != want:
+        raise Failed(f"guest kernel's CPUs {cpus}, after cpu1 went offline {want}")
+    plan, head = plans(o.ok("hole-plan"))
+    want_head = f"{m.cpus - 1} CPUs allowed on {m.nodes} node(s)"
+    if want_head not in head:
+        raise Failed(f"--dry-run says {head!r}, not {want_head!r}")
+    order = [c for c in m.order("compact") if c != 1]
+    if plan.get(m.cpus - 1) != [(c, m.node_of(c)) for c in order]:
+        raise Failed(f"{m.cpus - 1} threads placed on {plan.get(m.cpus - 1)}")
+    doc = o.json("hole-bench.json")
+    o.ok("hole-bench")
+    rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+    for n in m.hole_counts:
+        at = [b for b in rows if b["threads"] == n]
+        if not at:
+            raise Failed(f"primitives: no row at {n} threads")
+        for b in at:
+            sane("primitives", b, n < m.cpus)
+    check_unit("test_percpu")(m, o, item="hole-percpu")
+    return (f"{m.cpus - 1} CPUs 0,2-{m.cpus - 1}: plan, primitives at "
+            f"{', '.join(map(str, m.hole_counts))} threads, test_percpu")
+
+
 def check_torture(m, o):
     listing = o.ok("torture-list").splitlines()
     posted = {line.split()[0] for line in listing if " posted bug: " in line}
@@ -563,6 +603,7 @@ ITEMS = [
     ("linelat classes", check_linelat),
 ] + [(f"bench {b}", check_bench(b)) for b in BENCHES] + [
     ("torture", check_torture),
+    ("a CPU offline (cpu1)", check_hole),
     ("predict", check_predict),
 ]
 
@@ -607,7 +648,12 @@ def vm_test(argv):
         cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi",
                "-cpu", "max,vendor=GenuineIntel", *machine.qemu_args(),
                "-kernel", vmlinuz, "-initrd", initrd,
-               "-append", "console=ttyS0 quiet panic=-1 oops=panic",
+               # initramfs_async=0: unpacked asynchronously (6.1's default),
+               # the initramfs hung 64-vCPU guests in late init, before
+               # /init; tsc=reliable: emulation's skewed TSC was marked
+               # unstable and every clock read became an emulated HPET's
+               "-append", "console=ttyS0 quiet panic=-1 oops=panic "
+               "initramfs_async=0 tsc=reliable",
                "-display", "none", "-no-reboot", "-monitor", "none",
                "-serial", f"file:{serial}", "-serial", f"file:{data}"]
         print(f"kscale vm-test: booting {machine.cpus} CPUs, {machine.nodes} nodes, "
