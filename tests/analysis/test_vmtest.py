@@ -1,0 +1,46 @@
+import os
+import tempfile
+import unittest
+
+from kscale_analysis import vmtest
+
+
+class GuestBootTest(unittest.TestCase):
+    """A guest that never runs /init's first item is told from a slow one."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.serial = os.path.join(self.tmp.name, "console.log")
+
+    def guest(self, script):
+        g = vmtest.Guest(["/bin/sh", "-c", script, "sh", self.serial], self.serial)
+        self.addCleanup(g.kill)
+        return g
+
+    def test_a_hung_boot_is_killed_and_named(self):
+        g = self.guest('echo "[ 8.6] sched_clock: Marking stable" >"$1"; exec sleep 60')
+        with self.assertRaises(vmtest.BootHung):
+            g.wait(timeout=30, boot_timeout=2)
+        self.assertIsNotNone(g.proc.poll(), "qemu left running")
+        self.assertIn("Marking stable", vmtest.last_line(self.serial))
+
+    def test_a_guest_past_init_is_not_a_hung_boot(self):
+        g = self.guest('echo "kscale-vm: plan-compact (at 14 s)" >"$1"; sleep 4')
+        self.assertEqual(g.wait(timeout=30, boot_timeout=2), 0)
+        self.assertEqual(g.items, 1)
+
+
+class MachineTest(unittest.TestCase):
+    def test_sweep_has_the_node_boundaries_that_are_not_powers_of_two(self):
+        m = vmtest.Machine(cpus=6, nodes=2, threads_per_core=1, mem_per_node=128)
+        self.assertEqual(m.sweep("compact"), [1, 2, 3, 4, 6])
+        self.assertEqual(m.sweep("spread"), [1, 2, 4, 6])
+
+    def test_a_cpu_offline_leaves_the_others(self):
+        m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
+        self.assertEqual(m.hole_counts, (1, 63, 252))
+
+
+if __name__ == "__main__":
+    unittest.main()
