@@ -308,6 +308,18 @@ class Guest:
             self.proc.wait()
 
 
+def stuck_line(path):
+    """The console's first BUG or stall report, else its last line."""
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if re.search(r"BUG:|Kernel panic|rcu: INFO|blocked for more than", line):
+                    return line.strip()
+    except OSError:
+        pass
+    return last_line(path)
+
+
 def last_line(path):
     try:
         with open(path, errors="replace") as f:
@@ -689,8 +701,8 @@ def vm_test(argv):
                 break
             except BootHung:
                 print(f"kscale vm-test: boot {boot}: the guest kernel did not reach "
-                      f"/init in {a.boot_timeout:g} s (last console line: "
-                      f"{last_line(serial)!r}); qemu killed", file=sys.stderr, flush=True)
+                      f"/init in {a.boot_timeout:g} s ({stuck_line(serial)!r}); "
+                      "qemu killed", file=sys.stderr, flush=True)
         else:
             raise KscaleError(f"the guest kernel did not reach /init in {BOOTS} boots", 1)
         if rc:

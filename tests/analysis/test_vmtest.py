@@ -25,6 +25,13 @@ class GuestBootTest(unittest.TestCase):
         self.assertIsNotNone(g.proc.poll(), "qemu left running")
         self.assertIn("Marking stable", vmtest.last_line(self.serial))
 
+    def test_a_hung_boot_is_named_by_its_first_report(self):
+        with open(self.serial, "w") as f:
+            f.write("[ 22.1] rcu: 2-...!: (5255 ticks this GP)\n"
+                    "[ 24.7] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! "
+                    "[migration/1:21]\n[ 293.1]  </TASK>\n")
+        self.assertIn("soft lockup - CPU#1", vmtest.stuck_line(self.serial))
+
     def test_a_guest_past_init_is_not_a_hung_boot(self):
         g = self.guest('echo "kscale-vm: plan-compact (at 14 s)" >"$1"; sleep 4')
         self.assertEqual(g.wait(timeout=30, boot_timeout=2), 0)
