@@ -37,11 +37,12 @@ UNITS = ["test_topology", "test_percpu"]
 KERNEL_META = "linux-image-cloud-amd64"
 BEGIN, END = "KSCALE-OUT-BEGIN", "KSCALE-OUT-END"
 # Multi-threaded TCG hung 64-vCPU guests of the 6.1 kernel in late init
-# in about half their boots: right after "sched_clock: Marking stable",
-# whose static key is patched into every CPU (text_poke_bp(), an IPI to
-# each).  Single-threaded TCG has not (5 boots of 5), and should a boot
-# hang before /init, where no kscale code has run yet, it is booted
-# again, saying so (the console is not quiet: the line names where).
+# in 8 boots of 13: right after "sched_clock: Marking stable", whose
+# static key is patched into every CPU (text_poke_bp(), an IPI to each).
+# Single-threaded TCG has not (6 boots of 6; Machine.tcg_threads), and
+# should a boot hang before /init, where no kscale code has run yet, it
+# is booted again, saying so (the console is not quiet: the line names
+# where).
 BOOTS = 3
 
 
@@ -104,6 +105,17 @@ class Machine:
         else:
             counts.add(self.nodes)
         return sorted(counts | {self.cpus})
+
+    @property
+    def tcg_threads(self):
+        """A host thread a vCPU up to 16 vCPUs; beyond, one for all.
+        Multi-threaded TCG hung 64-vCPU boots 8 times in 13 (BOOTS), and
+        its threads contending qemu's lock reached /init later (60-100 s,
+        against 20-57 s single-threaded); single-threaded, a spinning vCPU
+        holds the one thread for its turn, so lock handoffs take a round
+        of every vCPU: torture on 12 vCPUs ran over 13 min (27 s on 4
+        multi-threaded)."""
+        return "multi" if self.cpus <= 16 else "single"
 
     def qemu_args(self):
         sockets, per = self.nodes, self.cpus_per_node
@@ -680,10 +692,7 @@ def vm_test(argv):
         initramfs(a.build, machine, a, initrd)
         serial = os.path.join(work, "console.log")
         data = os.path.join(work, "data.log")
-        # thread=single: the vCPUs take turns on one host thread, which
-        # also reached /init sooner (20-57 s wall at 64 vCPUs, against
-        # 60-100 s for 64 threads contending qemu's lock on 2 CPUs)
-        cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=single",
+        cmd = ["qemu-system-x86_64", "-accel", f"tcg,thread={machine.tcg_threads}",
                "-cpu", "max,vendor=GenuineIntel", *machine.qemu_args(),
                "-kernel", vmlinuz, "-initrd", initrd,
                # tsc=reliable: emulation's skewed TSC was marked unstable

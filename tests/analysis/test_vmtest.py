@@ -44,6 +44,11 @@ class MachineTest(unittest.TestCase):
         self.assertEqual(m.sweep("compact"), [1, 2, 3, 4, 6])
         self.assertEqual(m.sweep("spread"), [1, 2, 4, 6])
 
+    def test_many_vcpus_share_one_tcg_thread(self):
+        self.assertEqual(vmtest.Machine(4, 2, 2, 512).tcg_threads, "multi")
+        self.assertEqual(vmtest.Machine(16, 4, 2, 512).tcg_threads, "multi")
+        self.assertEqual(vmtest.Machine(64, 8, 2, 512).tcg_threads, "single")
+
     def test_a_cpu_offline_leaves_the_others(self):
         m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
         self.assertEqual(m.hole_counts, (1, 63, 252))
