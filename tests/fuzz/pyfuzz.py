@@ -19,6 +19,7 @@ went wrong.  A crash already seen (same exception, same place) is not
 counted again.  Exit status 1 when there was a crash.
 """
 
+import atexit
 import contextlib
 import hashlib
 import io
@@ -152,6 +153,8 @@ class Workdir:
 
     def __init__(self):
         self.path = tempfile.mkdtemp(prefix="kscale-fuzz.")
+        # gone with the process: each run left one in /tmp before
+        atexit.register(shutil.rmtree, self.path, True)
 
     def reset(self):
         for name in os.listdir(self.path):
