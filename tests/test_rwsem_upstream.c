@@ -1082,10 +1082,10 @@ static void test_reader_honours_writer_handoff(void **state)
  *    still queued (rwsem_mark_wake() clears it as it grants).
  * A run whose reader wins a release before its timeout shows no handoff
  * and is run again.  The other writer lands in the second rule's window
- * about one poke in eight here, so 32 handoffs are looked for (a model
- * that breaks the rule then fails all but about 1 run in 100); under
- * ThreadSanitizer the thief never wins that race, and no handoff is
- * required.
+ * about one poke in eight here, so 32 handoffs are looked for (a
+ * rwsem_try_write_lock() that ignores the handoff failed 17 runs of
+ * 18); under ThreadSanitizer the thief never wins that race, and no
+ * handoff is required.
  */
 #define RH_HOLD_NS	(2500 * 1000)	/* a handoff at the second steal */
 #define RH_HANDOFFS	32		/* handoff runs looked for */
@@ -1117,15 +1117,21 @@ struct reader_handoff {
 	uint64_t waited_ns;
 };
 
-static uint64_t load64(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
 static void rh_check(struct reader_handoff *h)
 {
 	if (load(&h->handoff_seen) && !load(&h->reader_got))
 		test_note(&h->violations);
+}
+
+/* A writer's down_write(): how long into the reader's wait it got it. */
+static uint64_t rh_steal(struct reader_handoff *h)
+{
+	uint64_t at;
+
+	upstream()->ops->down_write(&h->sem);
+	at = now_ns() - __atomic_load_n(&h->reader_t0, __ATOMIC_ACQUIRE);
+	rh_check(h);
+	return at;
 }
 
 /*
@@ -1175,9 +1181,7 @@ static void rh_writer(struct reader_handoff *h, int id)
 	} else {
 		while (!load(&h->queued))
 			cpu_relax();
-		ops->down_write(&h->sem);	/* spins on writer 0 */
-		stole_at = now_ns() - load64(&h->reader_t0);
-		rh_check(h);
+		stole_at = rh_steal(h);	/* spins on writer 0 */
 	}
 	end = now_ns() + RH_STARVED_MS * 1000000ull;
 	for (;;) {
@@ -1199,15 +1203,12 @@ static void rh_writer(struct reader_handoff *h, int id)
 			store(&h->starved, 1);
 			break;
 		}
-		ops->down_write(&h->sem);
-		stole_at = now_ns() - load64(&h->reader_t0);
-		rh_check(h);
+		stole_at = rh_steal(h);
 		__atomic_fetch_add(&h->steals, 1, __ATOMIC_RELAXED);
 	}
 	store(&h->left[id], 1);
 	/* and once more: after the reader */
-	ops->down_write(&h->sem);
-	rh_check(h);
+	rh_steal(h);
 	ops->up_write(&h->sem);
 }
 
