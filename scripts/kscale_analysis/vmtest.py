@@ -410,15 +410,33 @@ def plans(text):
     return out, text.splitlines()[0] if text else ""
 
 
+def sysfs(o, item):
+    """The guest's sysfs() lines: {cpu: (node, siblings)}, and its
+    possible and online lists."""
+    seen, cpus = {}, {}
+    for line in o.ok(item).splitlines():
+        # an offline CPU has no node link, and may have no siblings
+        m = re.match(r"cpu (\d+) node (\d*) siblings ?(\S*)", line)
+        if m:
+            seen[int(m.group(1))] = (int(m.group(2)) if m.group(2) else None,
+                                     m.group(3))
+        elif line.startswith(("possible ", "online ")):
+            cpus[line.split()[0]] = line.split()[1]
+    return seen, cpus
+
+
+def dry_run(o, item, cpus, nodes):
+    """--dry-run's plans, once its first line says cpus CPUs on nodes."""
+    plan, head = plans(o.ok(item))
+    want_head = f"{cpus} CPUs allowed on {nodes} node(s)"
+    if want_head not in head:
+        raise Failed(f"--dry-run says {head!r}, not {want_head!r}")
+    return plan
+
+
 def check_topology(m, o):
     """The guest kernel's topology is qemu's, and kscale's is the kernel's."""
-    seen, cpus = {}, {}
-    for line in o.ok("sysfs").splitlines():
-        f = line.split()
-        if f[0] == "cpu":
-            seen[int(f[1])] = (int(f[3]), f[5])
-        else:
-            cpus[f[0]] = f[1]
+    seen, cpus = sysfs(o, "sysfs")
     for kind in ("possible", "online"):
         if cpus.get(kind) != f"0-{m.cpus - 1}":
             raise Failed(f"guest kernel's {kind} CPUs {cpus.get(kind)}, "
@@ -429,10 +447,7 @@ def check_topology(m, o):
         if seen.get(cpu) != want:
             raise Failed(f"cpu {cpu}: guest kernel says node/siblings {seen.get(cpu)}, "
                          f"qemu was told {want}")
-    plan, head = plans(o.ok("plan-compact"))
-    want_head = f"{m.cpus} CPUs allowed on {m.nodes} node(s)"
-    if want_head not in head:
-        raise Failed(f"--dry-run says {head!r}, not {want_head!r}")
+    plan = dry_run(o, "plan-compact", m.cpus, m.nodes)
     for cpu, node in plan[m.cpus]:
         if node != m.node_of(cpu):
             raise Failed(f"kscale puts cpu {cpu} on node {node}, qemu on {m.node_of(cpu)}")
@@ -546,8 +561,8 @@ def check_bench(bench):
             raise Failed(f"{bench}: no variant ran")
         return (f"{ran} variants at {', '.join(map(str, counts))} threads" +
                 (f"; skipped in the guest: {', '.join(skipped)}" if skipped else "") +
-                (f"; a task did no operation in the window (oversubscribed, open "
-                 f"finding: docs/vm-test.md): {', '.join(starved)}" if starved else ""))
+                (f"; a task did no operation in the window (oversubscribed, "
+                 f"docs/vm-test.md): {', '.join(starved)}" if starved else ""))
     return check
 
 
@@ -575,18 +590,11 @@ def check_hole(m, o):
     model scheduler runs on them (its per-CPU arrays indexed by id)."""
     if m.cpus <= 2:
         return "not made: 2 CPUs or fewer"
-    cpus = {}
-    for line in o.ok("hole-sysfs").splitlines():
-        f = line.split()
-        if f[0] in ("possible", "online"):
-            cpus[f[0]] = f[1]
+    _, cpus = sysfs(o, "hole-sysfs")
     want = {"possible": f"0-{m.cpus - 1}", "online": f"0,2-{m.cpus - 1}"}
     if cpus != want:
         raise Failed(f"guest kernel's CPUs {cpus}, after cpu1 went offline {want}")
-    plan, head = plans(o.ok("hole-plan"))
-    want_head = f"{m.cpus - 1} CPUs allowed on {m.nodes} node(s)"
-    if want_head not in head:
-        raise Failed(f"--dry-run says {head!r}, not {want_head!r}")
+    plan = dry_run(o, "hole-plan", m.cpus - 1, m.nodes)
     order = [c for c in m.order("compact") if c != 1]
     if plan.get(m.cpus - 1) != [(c, m.node_of(c)) for c in order]:
         raise Failed(f"{m.cpus - 1} threads placed on {plan.get(m.cpus - 1)}")
