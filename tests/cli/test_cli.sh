@@ -276,7 +276,22 @@ out_dir_missing() {
 			"$tmp/err" && [[ ! -e $dir ]] && [[ ! -s $tmp/out ]]
 }
 
+# A shmem_fault row that needs more memory than the machine has is refused
+# before it allocates (it met the OOM killer in a 4 GB guest at 256
+# threads).  16k pages: 64 threads of 2^24 pages want 16 TiB; the address
+# space limit makes a missing check fail in malloc(), not in the OOM killer.
+too_big_refused() {
+	run bash -c 'ulimit -v 8388608; exec "$@"' - "${bench%/*}/shmem_fault" \
+		--variants=stat_lock --cpus=64 --oversubscribe --pages=16777216 \
+		--page-size=16k --duration=0.1 --warmup=0 \
+		"--benchmark_out=$tmp/big.json"
+	((status == 1)) && [[ ! -e $tmp/big.json ]] &&
+		grep -q ": 64 threads of --pages=16777216 need 16777216 MiB, more than the [0-9]* MiB available: lower --pages$" "$tmp/err"
+}
+
 test_bench_fails_loudly() {
+	check "shmem_fault: a row bigger than memory is refused, no file" \
+		too_big_refused
 	check "--benchmark_out in a missing directory: one line, nothing ran" \
 		out_dir_missing
 	check "a filter matching nothing fails" nothing_ran_fails \
