@@ -41,6 +41,18 @@ fuzz_targets() {
 	done
 }
 
+# A target's own TMPDIR ($1) after it exited: empty, or a line naming
+# what it left and 1 (a Python target's scratch directory was left in
+# /tmp by every run until pyfuzz removed it at exit).
+left_nothing() {
+	local left
+
+	left=$(find "$1" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)
+	[[ -z $left ]] && return
+	printf 'fuzz %s: left in its TMPDIR: %s\n' "$2" "${left% }"
+	return 1
+}
+
 # One libFuzzer target for $3 s in BUILD/fuzz/NAME: its line, and 1 if it
 # crashed.
 fuzz_c_target() {
@@ -74,7 +86,7 @@ fuzz_c_target() {
 	for crash in "${crashes[@]}"; do
 		printf '  %s (log: %s)\n' "$(rel "$crash")" "$(rel "$dir/log")"
 	done
-	((${#crashes[@]} == 0))
+	left_nothing "$dir/tmp" "$name" && ((${#crashes[@]} == 0))
 }
 
 cmd_fuzz() {
@@ -121,8 +133,12 @@ cmd_fuzz() {
 		if [[ $kind == c ]]; then
 			fuzz_c_target "$name" "$path" "$seconds" || failed=1
 		else
-			"$python" "$path" --seconds="$seconds" \
+			rm -rf -- "$build/fuzz/$name/tmp"
+			mkdir -p -- "$build/fuzz/$name/tmp"
+			TMPDIR=$build/fuzz/$name/tmp KSCALE_BUILD=$build \
+				"$python" "$path" --seconds="$seconds" \
 				--out-dir="$build/fuzz/$name" || failed=1
+			left_nothing "$build/fuzz/$name/tmp" "$name" || failed=1
 		fi
 	done
 	if ((ran == 0)); then

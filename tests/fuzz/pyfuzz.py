@@ -41,9 +41,11 @@ REGRESS = os.path.join(HERE, "regress")
 if SCRIPTS not in sys.path:
     sys.path.append(SCRIPTS)  # after any other kscale_analysis put first
 # hypothesis keeps a cache (and, unless told not to, an example database)
-# under .hypothesis/ of the current directory: not in the tree
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
-                      os.path.join(tempfile.gettempdir(), f"kscale-fuzz-hypothesis-{os.getuid()}"))
+# under .hypothesis/ of the current directory: not in the tree, and not
+# left in /tmp either when there is a build directory to keep it in
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(
+    os.environ["KSCALE_BUILD"], "fuzz", "hypothesis") if os.environ.get("KSCALE_BUILD")
+    else os.path.join(tempfile.gettempdir(), f"kscale-fuzz-hypothesis-{os.getuid()}"))
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
