@@ -385,35 +385,49 @@ struct host_sleeper {
 	unsigned long sections;
 };
 
+/* A section with a host sleep inside, as a page migrated under it. */
+static void host_sleeper_section(struct host_sleeper *h, int id)
+{
+	spin_lock(&h->lock);
+	if (READ_ONCE(h->holder) != -1)
+		h->overlaps++;
+	WRITE_ONCE(h->holder, id);
+	usleep(1000);
+	h->sections++;
+	WRITE_ONCE(h->holder, -1);
+	spin_unlock(&h->lock);
+}
+
 static void host_sleeper_task(struct test_thread *t)
 {
-	struct host_sleeper *h = t->arg;
 	int n;
 
 	for (n = 0; n < 100; n++) {
-		spin_lock(&h->lock);
-		if (READ_ONCE(h->holder) != -1)
-			h->overlaps++;
-		WRITE_ONCE(h->holder, t->id);
+		host_sleeper_section(t->arg, t->id);
+		cond_resched();
+	}
+}
+
+/* And a host sleep outside it, as a malloc behind another's mmap. */
+static void host_sleeper_outside_task(struct test_thread *t)
+{
+	int n;
+
+	for (n = 0; n < 100; n++) {
 		usleep(1000);
-		h->sections++;
-		WRITE_ONCE(h->holder, -1);
-		spin_unlock(&h->lock);
+		host_sleeper_section(t->arg, t->id);
 		cond_resched();
 	}
 }
 
 /*
- * In a child: two tasks on one CPU, each sleeping in the host inside a
- * spinlock (as a page migrated under a task does to it).  The other task
- * gets the CPU while the sleeper holds the lock: under SCHED_FIFO it would
- * spin for ever, so it must give the CPU back, and the sleep is counted.
- * The child's exit status: 0, or 3 if none was counted, 4 if the sections
- * overlapped or were lost.
+ * In a child: two tasks on one CPU run fn on h.  The child's exit status:
+ * 0, or 3 if no host sleep was counted, 4 if the sections overlapped or
+ * were lost; fails the test if the child hangs.
  */
-static void test_host_sleep_in_atomic_section_is_given_back(void **state)
+static int host_sleepers(void (*fn)(struct test_thread *),
+			 struct host_sleeper *h)
 {
-	static struct host_sleeper h = { __SPIN_LOCK_UNLOCKED, -1 };
 	double start = test_now_ms();
 	int status;
 	pid_t pid, done;
@@ -421,8 +435,8 @@ static void test_host_sleep_in_atomic_section_is_given_back(void **state)
 	need_fifo();
 	pid = fork();
 	if (!pid) {
-		test_race_tasks(2, 1, host_sleeper_task, &h);
-		if (h.overlaps || h.sections != 200)
+		test_race_tasks(2, 1, fn, h);
+		if (h->overlaps || h->sections != 200)
 			_exit(4);
 		_exit(sched_host_sleeps() ? 0 : 3);
 	}
@@ -435,9 +449,40 @@ static void test_host_sleep_in_atomic_section_is_given_back(void **state)
 		fail_msg("the task's host sleep was not given back: it hung");
 	}
 	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == 3)
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Each task sleeps in the host inside a spinlock.  The other task gets
+ * the CPU while the sleeper holds the lock: under SCHED_FIFO it would
+ * spin for ever, so it must give the CPU back, and the sleep is counted.
+ */
+static void test_host_sleep_in_atomic_section_is_given_back(void **state)
+{
+	static struct host_sleeper h = { __SPIN_LOCK_UNLOCKED, -1 };
+	int status = host_sleepers(host_sleeper_task, &h);
+
+	if (status == 3)
 		fail_msg("a host sleep inside a section went uncounted");
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(status, 0);
+}
+
+/*
+ * Each task also sleeps in the host before its section.  The other task
+ * gets the CPU meanwhile; given back only for a sleeper inside a section,
+ * it takes the lock and sleeps inside, the first comes back from its
+ * sleep running beside it, without a switch, and spins for ever on the
+ * lock (torture's shmem_fault at 128 tasks on 2 CPUs: a malloc behind an
+ * mmap).  The CPU stays the sleeper's until it switches out.
+ */
+static void test_host_sleep_outside_a_section_keeps_the_cpu(void **state)
+{
+	static struct host_sleeper h = { __SPIN_LOCK_UNLOCKED, -1 };
+	int status = host_sleepers(host_sleeper_outside_task, &h);
+
+	if (status == 4)
+		fail_msg("two tasks ran on one CPU: the sections overlapped");
+	assert_true(status == 0 || status == 3);	/* counted or not */
 }
 
 #define HOGGED_ROUNDS	3
@@ -656,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_given_back),
+		cmocka_unit_test(test_host_sleep_outside_a_section_keeps_the_cpu),
 		cmocka_unit_test(test_block_device_depth_fifo_asleep),
 		cmocka_unit_test(test_timed_sleeper_is_not_starved_by_a_host_thread),
 		cmocka_unit_test(test_wake_by_polling_after_its_latency),

@@ -216,14 +216,20 @@ static int sched_tick_start(struct rq *rq)
 }
 
 /*
- * p got the CPU while the task switched in before it still has preemption
- * disabled: the host put that one to sleep inside the section, where the
- * kernel never switches.  Page migration does it to any page (kcompactd's
- * proactive compaction moved the lock's page under both CPUs' spinners in
- * a CI run), and so does a model's malloc, page fault or syscall there.
- * Under SCHED_FIFO p would run on, and spin for ever on what prev holds if
- * it came to that; so p gives the CPU back until prev is out of its
- * section, as if the host had never taken it, and the run counts it.
+ * p got the CPU while the task switched in before it has not left it
+ * (on_cpu): the host put that one to sleep, where the kernel would not
+ * have switched.  Inside a preemption-disabled section, page migration
+ * does it to any page (kcompactd's proactive compaction moved the lock's
+ * page under both CPUs' spinners in a CI run), and so does a model's
+ * malloc, page fault or syscall there: under SCHED_FIFO p would run on,
+ * and spin for ever on what prev holds if it came to that.  Outside one,
+ * a malloc, mmap or page fault sleeps on a host lock: prev comes back
+ * from it on a CPU the model gave p, without a switch, and both run there
+ * as one CPU's tasks never do; torture at 128 tasks on 2 CPUs hung when
+ * such a prev spun on a lock that p, asleep in the host inside its
+ * section (a page fault behind prev's mmap), held.  So p gives the CPU
+ * back until prev switches out, as if the host had never taken it; a
+ * sleep inside a section, a section broken, is counted.
  */
 static void give_back_to_host_sleeper(struct rq *rq, struct task_struct *p)
 {
@@ -233,11 +239,12 @@ static void give_back_to_host_sleeper(struct rq *rq, struct task_struct *p)
 	if (!sched_fifo)
 		return;
 	while ((prev = READ_ONCE(rq->curr)) && prev != p &&
-	       READ_ONCE(*prev->preempt_count)) {
-		if (!counted)
+	       __atomic_load_n(&prev->on_cpu, __ATOMIC_ACQUIRE)) {
+		if (!counted && READ_ONCE(*prev->preempt_count)) {
 			__atomic_fetch_add(&rq->host_sleeps, 1,
 					   __ATOMIC_RELAXED);
-		counted = true;
+			counted = true;
+		}
 		sched_yield();
 	}
 }
