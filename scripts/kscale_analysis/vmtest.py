@@ -157,6 +157,11 @@ def parse_args(argv):
     p.add_argument("--boot-timeout", type=float, metavar="S",
                    help="boot again if /init has not started in S seconds "
                    "(default 300, or 5 s a CPU past 60 CPUs), at most 3 boots")
+    p.add_argument("--tcg-threads", choices=("auto", "single", "multi"),
+                   default="auto",
+                   help="qemu's TCG threads: one a vCPU (multi) or one for "
+                   "all (single); auto: multi up to 16 CPUs, single beyond "
+                   "(docs/vm-test.md, \"How\")")
     p.add_argument("--keep", metavar="DIR",
                    help="keep the guest's outputs and serial log in DIR")
     p.add_argument("--judge", metavar="DIR",
@@ -173,6 +178,9 @@ def parse_args(argv):
                           f"times --threads-per-core={a.threads_per_core}")
     if a.mem_per_node < 128:
         raise KscaleError(f"--mem-per-node={a.mem_per_node}: at least 128 MiB")
+    if a.tcg_threads == "auto":
+        a.tcg_threads = Machine(a.cpus, a.nodes, a.threads_per_core,
+                                a.mem_per_node).tcg_threads
     if a.boot_timeout is None:
         a.boot_timeout = max(300, 5 * a.cpus)
     if min(a.duration, a.torture_seconds, a.item_timeout, a.timeout,
@@ -700,7 +708,7 @@ def vm_test(argv):
         initramfs(a.build, machine, a, initrd)
         serial = os.path.join(work, "console.log")
         data = os.path.join(work, "data.log")
-        cmd = ["qemu-system-x86_64", "-accel", f"tcg,thread={machine.tcg_threads}",
+        cmd = ["qemu-system-x86_64", "-accel", f"tcg,thread={a.tcg_threads}",
                "-cpu", "max,vendor=GenuineIntel", *machine.qemu_args(),
                "-kernel", vmlinuz, "-initrd", initrd,
                # tsc=reliable: emulation's skewed TSC was marked unstable
@@ -710,7 +718,7 @@ def vm_test(argv):
                "-serial", f"file:{serial}", "-serial", f"file:{data}"]
         print(f"kscale vm-test: booting {machine.cpus} CPUs, {machine.nodes} nodes, "
               f"{machine.threads_per_core} threads a core, {machine.mem_per_node} MiB a "
-              "node (qemu TCG)", file=sys.stderr, flush=True)
+              f"node (qemu TCG, {a.tcg_threads}-threaded)", file=sys.stderr, flush=True)
         for boot in range(1, BOOTS + 1):
             guest = Guest(cmd, serial)
             try:

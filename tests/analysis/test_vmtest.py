@@ -49,6 +49,13 @@ class MachineTest(unittest.TestCase):
         self.assertEqual(vmtest.Machine(16, 4, 2, 512).tcg_threads, "multi")
         self.assertEqual(vmtest.Machine(64, 8, 2, 512).tcg_threads, "single")
 
+    def test_tcg_threads_auto_or_as_told(self):
+        self.assertEqual(vmtest.parse_args([]).tcg_threads, "single")
+        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).tcg_threads, "multi")
+        self.assertEqual(vmtest.parse_args(["--tcg-threads=multi"]).tcg_threads, "multi")
+        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2", "--tcg-threads=single"])
+                         .tcg_threads, "single")
+
     def test_a_cpu_offline_leaves_the_others(self):
         m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
         self.assertEqual(m.hole_counts, (1, 63, 252))
