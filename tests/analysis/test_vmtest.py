@@ -38,6 +38,29 @@ class GuestBootTest(unittest.TestCase):
         self.assertEqual(g.items, 1)
 
 
+class SaneTest(unittest.TestCase):
+    @staticmethod
+    def row(fairness, ops_per_sec, threads=12):
+        return {"name": "b/w/v", "iterations": 1, "threads": threads,
+                "fairness": fairness, "ops_per_sec": ops_per_sec}
+
+    def test_every_thread_worked(self):
+        self.assertIsNone(vmtest.sane("b", self.row(0.5, 10), True, 0.4))
+
+    def test_a_thread_at_0_oversubscribed_is_listed(self):
+        self.assertEqual(vmtest.sane("b", self.row(0, 1e6), False, 0.4), "oversubscribed")
+
+    def test_a_thread_at_0_of_many_operations_fails(self):
+        # 12 threads, 0.4 s at 300 a second: 120 operations, 10 a thread
+        with self.assertRaisesRegex(vmtest.Failed, "fairness 0: a thread did nothing"):
+            vmtest.sane("b", self.row(0, 300), True, 0.4)
+
+    def test_a_thread_at_0_of_too_few_operations_is_not_judged(self):
+        # real_lookup's sharded, 12 threads in a 12-vCPU guest: 26 a second
+        self.assertEqual(vmtest.sane("b", self.row(0, 26.3), True, 0.4), "few")
+        self.assertEqual(vmtest.sane("b", self.row(0, 299), True, 0.4), "few")
+
+
 class MachineTest(unittest.TestCase):
     def test_sweep_has_the_node_boundaries_that_are_not_powers_of_two(self):
         m = vmtest.Machine(cpus=6, nodes=2, threads_per_core=1, mem_per_node=128)
