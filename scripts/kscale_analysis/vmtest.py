@@ -549,7 +549,7 @@ def check_bench(bench):
         rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
         ctx = doc["context"]
         counts = m.bench_counts
-        window = float(ctx.get("kscale_duration_s", 0))
+        window = window_s(doc)
         ran, skipped, starved, few = 0, [], [], []
         for variant in listed_variants(o.ok(f"list-{bench}")):
             mine = [b for b in rows if b["name"].split("/")[2] == variant]
@@ -584,6 +584,11 @@ def check_bench(bench):
 # sharing 26 operations (real_lookup's sharded in a 12-vCPU guest, its
 # locks handed between vCPUs the host runs in turn) left one at 0.
 FEW_OPS = 10
+
+
+def window_s(doc):
+    """A bench's window, s, as its context says."""
+    return float(doc["context"].get("kscale_duration_s", 0))
 
 
 def sane(bench, b, strict, window):
@@ -630,8 +635,7 @@ def check_hole(m, o):
         if not at:
             raise Failed(f"primitives: no row at {n} threads")
         for b in at:
-            if sane("primitives", b, n < m.cpus,
-                    float(doc["context"].get("kscale_duration_s", 0))) == "few":
+            if sane("primitives", b, n < m.cpus, window_s(doc)) == "few":
                 few.append(n)
     check_unit("test_percpu")(m, o, item="hole-percpu")
     return (f"{m.cpus - 1} CPUs 0,2-{m.cpus - 1}: plan, primitives at "
