@@ -17,6 +17,7 @@
  * state says TASK_POLLING) and runs sched_wake_poll_ns after its wake-up,
  * not before.
  */
+#include <linux/futex.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -485,6 +487,91 @@ static void test_host_sleep_outside_a_section_keeps_the_cpu(void **state)
 	assert_true(status == 0 || status == 3);	/* counted or not */
 }
 
+/*
+ * A model task that switched out can still be in the host: a page fault
+ * before it sleeps, granted mmap_lock for read while it waited.  Task 1
+ * holds a spinlock and waits for the host thread on CPU 0 to run, as a
+ * holder waits to write-lock that mmap_lock; task 0 spins on the lock on
+ * CPU 0, at the host thread's priority.  Unless the spinner gives the
+ * host CPU away now and then, the host thread never runs until task 1
+ * gives up (torture's shmem_fault/stat_lock at 128 tasks in a 64-vCPU
+ * guest hung for good this way).
+ */
+#define GRANTED_WAIT_MS	2000
+
+struct host_granted {
+	spinlock_t lock;
+	int state;		/* 1: task 1 holds the lock; 2: task 0 spins */
+	uint32_t grant;		/* futex word: the host thread may go */
+	int ran;		/* the host thread ran on CPU 0 */
+	int ran_in_time;	/* ... while task 1 still waited for it */
+};
+
+static void *granted_waiter(void *arg)
+{
+	struct sched_param sp = { .sched_priority = SCHED_PRIO_TASK };
+	struct host_granted *g = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		abort();
+	while (!__atomic_load_n(&g->grant, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &g->grant, FUTEX_WAIT, 0, NULL, NULL, 0);
+	__atomic_store_n(&g->ran, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void host_granted_task(struct test_thread *t)
+{
+	struct host_granted *g = t->arg;
+	double start;
+
+	if (t->id == 0) {
+		while (READ_ONCE(g->state) != 1)
+			cpu_relax();
+		WRITE_ONCE(g->state, 2);
+		spin_lock(&g->lock);
+		spin_unlock(&g->lock);
+		return;
+	}
+	spin_lock(&g->lock);
+	WRITE_ONCE(g->state, 1);
+	while (READ_ONCE(g->state) != 2)
+		cpu_relax();
+	usleep(20000);		/* task 0 well into its spin */
+	__atomic_store_n(&g->grant, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &g->grant, FUTEX_WAKE, 1, NULL, NULL, 0);
+	start = test_now_ms();
+	while (!__atomic_load_n(&g->ran, __ATOMIC_ACQUIRE) &&
+	       test_now_ms() - start < GRANTED_WAIT_MS)
+		cpu_relax();
+	g->ran_in_time = __atomic_load_n(&g->ran, __ATOMIC_ACQUIRE);
+	spin_unlock(&g->lock);
+}
+
+static void test_spinner_lets_a_host_thread_leave_the_host(void **state)
+{
+	static struct host_granted g = { __SPIN_LOCK_UNLOCKED };
+	pthread_t waiter;
+
+	need_fifo();
+	if (test_task_cpus() < 2) {
+		print_message("skipped: needs two CPUs\n");
+		skip();
+	}
+	if (pthread_create(&waiter, NULL, granted_waiter, &g))
+		abort();
+	usleep(10000);		/* asleep on its futex */
+	test_race_tasks(2, 2, host_granted_task, &g);
+	pthread_join(waiter, NULL);
+	if (!g.ran_in_time)
+		fail_msg("the host thread did not run on CPU 0 in %d ms while "
+			 "a task spun there", GRANTED_WAIT_MS);
+}
+
 #define HOGGED_ROUNDS	3
 #define HOGGED_READS	200
 #define HOGGED_READ_NS	100000ull
@@ -521,8 +608,9 @@ static void *hog(void *arg)
 		usleep(1000);
 	h->reads_before_hog = READ_ONCE(h->reads);
 	start = test_now_ms();
+	/* barrier(), not cpu_relax(): a hog that never yields */
 	while (!READ_ONCE(h->done) && test_now_ms() - start < HOG_MS)
-		cpu_relax();
+		barrier();
 	h->saw_done = READ_ONCE(h->done);
 	return NULL;
 }
@@ -702,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_given_back),
 		cmocka_unit_test(test_host_sleep_outside_a_section_keeps_the_cpu),
+		cmocka_unit_test(test_spinner_lets_a_host_thread_leave_the_host),
 		cmocka_unit_test(test_block_device_depth_fifo_asleep),
 		cmocka_unit_test(test_timed_sleeper_is_not_starved_by_a_host_thread),
 		cmocka_unit_test(test_wake_by_polling_after_its_latency),
