@@ -17,7 +17,6 @@
  * state says TASK_POLLING) and runs sched_wake_poll_ns after its wake-up,
  * not before.
  */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -27,7 +26,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +38,7 @@
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/sched.h"
 #include "../lib/kernel/spinlock.h"
+#include "../lib/sys/futex.h"
 #include "helpers.h"
 
 #ifdef KSCALE_SANITIZE
@@ -487,6 +486,19 @@ static void test_host_sleep_outside_a_section_keeps_the_cpu(void **state)
 	assert_true(status == 0 || status == 3);	/* counted or not */
 }
 
+/* A host thread, not a model task, on CPU 0 at the tasks' priority. */
+static void host_thread_on_cpu0(void)
+{
+	struct sched_param sp = { .sched_priority = SCHED_PRIO_TASK };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		abort();
+}
+
 /*
  * A model task that switched out can still be in the host: a page fault
  * before it sleeps, granted mmap_lock for read while it waited.  Task 1
@@ -509,17 +521,11 @@ struct host_granted {
 
 static void *granted_waiter(void *arg)
 {
-	struct sched_param sp = { .sched_priority = SCHED_PRIO_TASK };
 	struct host_granted *g = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
-	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-		abort();
+	host_thread_on_cpu0();
 	while (!__atomic_load_n(&g->grant, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &g->grant, FUTEX_WAIT, 0, NULL, NULL, 0);
+		futex(&g->grant, FUTEX_WAIT, 0, NULL);
 	__atomic_store_n(&g->ran, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -543,7 +549,7 @@ static void host_granted_task(struct test_thread *t)
 		cpu_relax();
 	usleep(20000);		/* task 0 well into its spin */
 	__atomic_store_n(&g->grant, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &g->grant, FUTEX_WAKE, 1, NULL, NULL, 0);
+	futex(&g->grant, FUTEX_WAKE, 1, NULL);
 	start = test_now_ms();
 	while (!__atomic_load_n(&g->ran, __ATOMIC_ACQUIRE) &&
 	       test_now_ms() - start < GRANTED_WAIT_MS)
@@ -594,16 +600,10 @@ struct hogged {
  */
 static void *hog(void *arg)
 {
-	struct sched_param sp = { .sched_priority = SCHED_PRIO_TASK };
 	struct hogged *h = arg;
-	cpu_set_t set;
 	double start;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ||
-	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-		abort();
+	host_thread_on_cpu0();
 	while (!READ_ONCE(h->running))
 		usleep(1000);
 	h->reads_before_hog = READ_ONCE(h->reads);
