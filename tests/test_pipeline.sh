@@ -173,6 +173,15 @@ check "primitives: 64 tasks a CPU all work in a 0.2 s window" \
 check "primitives: 64 tasks a CPU: fairness > 0 in every row" \
 	every_row_above "$tmp/crowd.json" fairness 0
 
+# A 1 ms window is over before a round of 64 slices: it goes on until
+# every task counted (without the flag: fairness 0, by hand).
+check "primitives: a window goes on until every task counted" \
+	"$build/bench/primitives" --cpus=all*64 --oversubscribe \
+	--variants=atomic --duration=1ms --warmup=0 --perf=0 \
+	--window-until-counted=20 --benchmark_out="$tmp/counted.json"
+check "primitives: every task counted in the window it went on for" \
+	every_row_above "$tmp/counted.json" fairness 0
+
 # Two tasks a CPU: every token pass is a switch, and every task ends.
 every[sched]=$tmp/sched.json
 check "sched: model and host context switches are timed" \

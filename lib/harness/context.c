@@ -83,6 +83,7 @@ void context_add_system(const struct topology *t,
 	kscale_add_context("placement", "%s", o->placement);
 	kscale_add_context("duration_s", "%g", o->duration);
 	kscale_add_context("warmup_s", "%g", o->warmup);
+	kscale_add_context("window_until_counted_s", "%g", o->until_counted);
 	kscale_add_context("tsc_per_ns", "%.4f", tsc_per_ns);
 	if (o->profile) {
 		lockstat_floor_ns(&hold_ns, &wait_ns);

@@ -97,6 +97,7 @@ static void register_one(struct registry *r, int w, int v, const char **knob,
 	b->nr_order = r->nr_order;
 	b->duration = r->o->duration;
 	b->warmup = r->o->warmup;
+	b->until_counted = r->o->until_counted;
 	b->watchdog = r->o->watchdog;
 	b->name = bench_name(r, w, v, knob);
 	if (kscale_bench_init(b))

@@ -43,6 +43,12 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 		KSCALE_FLAG_SECONDS("warmup", "SECONDS", &o->warmup,
 			KSCALE_FROM(0, MAX_SECONDS), "0.2",
 			"warm-up before the window"),
+		KSCALE_FLAG_SECONDS("window-until-counted", "SECONDS",
+			&o->until_counted, KSCALE_FROM(0, MAX_SECONDS), "0",
+			"go on past the window, up to SECONDS more, until\n"
+			"every thread has an operation in it, the window as\n"
+			"long as it lasted (a check that no thread is starved\n"
+			"or uncounted: kscale vm-test)"),
 		KSCALE_FLAG_SECONDS("watchdog", "SECONDS", &o->watchdog,
 			KSCALE_ABOVE(0, MAX_SECONDS), "30",
 			"fail a run whose threads do not reach the window,\n"

@@ -17,6 +17,7 @@ struct kscale_options {
 	const char *variants;
 	double duration;
 	double warmup;
+	double until_counted;
 	double watchdog;		/* --watchdog: s a run may hang */
 	int numa_emulate;
 	int slice_us;			/* model tasks' time slice, 0: CFS's */

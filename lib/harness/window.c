@@ -67,6 +67,26 @@ static void snapshot(const struct kscale_run *run, struct snapshot *s,
 	cpu->after = now();
 }
 
+/*
+ * Past the window's end, until each thread has an operation in it or
+ * until_counted is over: under a hypervisor that runs its vCPUs in turn
+ * (kscale vm-test's 64 on 2 host CPUs), a fixed window can end before
+ * a thread's vCPU ran at all.
+ */
+static void until_counted(const struct kscale_bench *b,
+			  const struct snapshot *start, double end)
+{
+	const struct kscale_run *run = &b->run;
+	int i = 0;
+
+	while (i < run->nr_threads && now() < end) {
+		if (READ_ONCE(run->threads[i].ops) != start[i].ops)
+			i++;
+		else
+			sleep_until(now() + 0.001);
+	}
+}
+
 static double interval(const struct span *a, const struct span *b)
 {
 	return (b->before + b->after) / 2 - (a->before + a->after) / 2;
@@ -147,6 +167,9 @@ static void *controller(void *arg)
 		lockstat_window(true);
 	sleep_until(ops0.after + b->duration);
 	late = now() - (ops0.after + b->duration);
+	if (b->until_counted > 0)
+		until_counted(b, start, ops0.after + b->duration +
+			      b->until_counted);
 	snapshot(run, end, lockstat.enabled ? &res1 : NULL, &ops1, &cpu1);
 	if (lockstat.enabled)
 		lockstat_window(false);

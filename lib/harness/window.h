@@ -34,6 +34,7 @@ struct kscale_bench {
 	int nr_order;
 	double duration;
 	double warmup;
+	double until_counted;		/* s past duration: --window-until-counted */
 	double watchdog;		/* s a phase may overrun: --watchdog */
 	pthread_barrier_t threads_met;	/* the run's threads */
 	pthread_barrier_t window_met;	/* the run's threads and controller */

@@ -347,7 +347,8 @@ def check_mode(args):
 # Context that changes what a number means: two files that differ here
 # are not comparing like with like (keys ending in _auto are calibrations).
 CONTEXT_KEYS = ("kscale_kernel_release", "kscale_cpu_model", "kscale_tsc_per_ns",
-                "kscale_duration_s", "kscale_warmup_s", "kscale_cflags",
+                "kscale_duration_s", "kscale_warmup_s",
+                "kscale_window_until_counted_s", "kscale_cflags",
                 "kscale_allowed_cpus", "kscale_preempt", "kscale_slice_us")
 
 
