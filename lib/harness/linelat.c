@@ -18,9 +18,18 @@
 /*
  * A pair that has not finished in this long gives up ("none (timed
  * out)"): a vCPU the hypervisor does not run stalls the other side.  The
- * three pairs take some 5 ms here.
+ * three pairs take some 5 ms here; 64 vCPUs on one thread of qemu's TCG,
+ * which runs the other side only when this side pauses, take longer.
  */
-#define PINGPONG_BUDGET_NS	40e6
+#define PINGPONG_BUDGET_NS	1e9
+
+/*
+ * A side that has spun this many loads for the other's value is not
+ * seeing a transfer (some 100 ns) but a CPU the other side is not running
+ * on: it pauses once, which lets a hypervisor run the other (KVM's
+ * pause-loop exiting; single-threaded TCG runs its next vCPU only then).
+ */
+#define PINGPONG_PATIENCE	1024
 
 struct pingpong {
 	uint32_t value ____cacheline_aligned;	/* the line bounced */
@@ -30,12 +39,14 @@ struct pingpong {
 };
 
 /*
- * Spin without cpu_relax(): a pause would add its own latency (some 140
- * cycles on recent x86) to every transfer seen.
+ * Spin without cpu_relax() but every PINGPONG_PATIENCE loads: a pause
+ * would add its own latency (some 140 cycles on recent x86) to every
+ * transfer seen.
  */
 static void *partner(void *arg)
 {
 	struct pingpong *p = arg;
+	unsigned long spins = 0;
 	uint32_t want = 1;
 
 	if (affinity_pin(p->cpu[1])) {
@@ -44,9 +55,12 @@ static void *partner(void *arg)
 	}
 	__atomic_store_n(&p->ready, true, __ATOMIC_RELEASE);
 	for (;;) {
-		while (__atomic_load_n(&p->value, __ATOMIC_ACQUIRE) != want)
+		while (__atomic_load_n(&p->value, __ATOMIC_ACQUIRE) != want) {
 			if (READ_ONCE(p->stop))
 				return NULL;
+			if (!(++spins % PINGPONG_PATIENCE))
+				cpu_relax();
+		}
 		__atomic_store_n(&p->value, want + 1, __ATOMIC_RELEASE);
 		want += 2;
 	}
@@ -57,10 +71,13 @@ static bool await(struct pingpong *p, uint32_t value, double deadline)
 {
 	unsigned long spins = 0;
 
-	while (__atomic_load_n(&p->value, __ATOMIC_ACQUIRE) != value)
-		if (!(++spins % 1024) && (now_ns() > deadline ||
-					  READ_ONCE(p->failed)))
+	while (__atomic_load_n(&p->value, __ATOMIC_ACQUIRE) != value) {
+		if (++spins % PINGPONG_PATIENCE)
+			continue;
+		if (now_ns() > deadline || READ_ONCE(p->failed))
 			return false;
+		cpu_relax();
+	}
 	return true;
 }
 
@@ -73,9 +90,11 @@ static void *initiator(void *arg)
 
 	if (affinity_pin(p->cpu[0]))
 		goto failed;
-	while (!__atomic_load_n(&p->ready, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&p->ready, __ATOMIC_ACQUIRE)) {
 		if (READ_ONCE(p->failed) || now_ns() > deadline)
 			goto failed;
+		cpu_relax();
+	}
 	for (r = -1; r < PINGPONG_ROUNDS; r++) {
 		t0 = now_ns();
 		for (i = 0; i < PINGPONG_TRIPS; i++, v += 2) {
