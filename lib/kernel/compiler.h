@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define L1_CACHE_BYTES		64
 #define SMP_CACHE_BYTES		L1_CACHE_BYTES
@@ -33,24 +34,34 @@
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 
 /*
- * Departure: a waiter that has spun CPU_RELAX_YIELD times gives the host
- * CPU to any host thread of its priority queued there (sched_yield(2))
- * and spins on.  Only a model task still in the host can be one, such as
- * one that switched out and took a page fault before it slept, which the
- * host's mmap_lock was granted to while this waiter's lock holder waited
- * to write-lock it (torture at 128 tasks in a 64-vCPU guest,
+ * Departure: a waiter that spins on past a tick of the host's coarse
+ * clock (looked at every CPU_RELAX_CHECK spins) gives the host CPU to any
+ * host thread of its priority queued there (sched_yield(2)) and spins on.
+ * Only a model task still in the host can be one, such as one that
+ * switched out and took a page fault before it slept, which the host's
+ * mmap_lock was granted to while this waiter's lock holder waited to
+ * write-lock it (torture at 128 tasks in a 64-vCPU guest,
  * docs/vm-test.md).  The CPU's other model tasks wait on futexes, so none
  * runs beside the waiter.  The kernel's fault sleeps on its own scheduler
- * and needs no such step.
+ * and needs no such step.  A count of spins (65536, a few ms here) took
+ * seconds in that guest, whose vCPUs qemu runs in turn, a pause running
+ * the next one.
  */
-#define CPU_RELAX_YIELD		(1U << 16)
+#define CPU_RELAX_CHECK		1024
 
 static __thread unsigned int cpu_relax_spins;
+static __thread long cpu_relax_tick;
 
 static inline void cpu_relax(void)
 {
-	if (unlikely(!(++cpu_relax_spins % CPU_RELAX_YIELD)))
+	struct timespec ts;
+
+	if (unlikely(!(++cpu_relax_spins % CPU_RELAX_CHECK)) &&
+	    !clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) &&
+	    ts.tv_nsec != cpu_relax_tick) {
+		cpu_relax_tick = ts.tv_nsec;
 		sched_yield();
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ __volatile__("pause" ::: "memory");
 #elif defined(__aarch64__)
