@@ -71,6 +71,13 @@ class Machine:
         """With CPU 1 offline: 1, all the others, and 4x them."""
         return (1, self.cpus - 1, 4 * (self.cpus - 1))
 
+    def until_counted(self, host_threads, window):
+        """How long a window may go on for every thread to count
+        (--window-until-counted): the window, stretched by what all the
+        vCPUs overcommit the host_threads qemu runs them on, so that each
+        thread may have had window's worth of a host CPU."""
+        return window * max(1, -(-self.cpus // host_threads))
+
     @property
     def profile_counts(self):
         """Three counts or more for predict's validation and USL fit."""
@@ -145,15 +152,15 @@ def parse_args(argv):
     p.add_argument("--mem-per-node", type=int, default=512, metavar="MIB",
                    help="memory a node, MiB (default 512)")
     p.add_argument("--duration", type=float, default=0.4, metavar="S",
-                   help="the benches' window in the guest, warm-up half of it "
-                   "(default 0.4: shorter, a vCPU the host did not run for a "
-                   "whole window leaves its thread at 0 operations)")
+                   help="the benches' window in the guest, warm-up half of it, "
+                   "going on until every thread counted for at most S times "
+                   "the vCPUs a host thread runs (default 0.4; docs/vm-test.md)")
     p.add_argument("--torture-seconds", type=float, default=1.0, metavar="S",
                    help="torture's seconds a variant in the guest (default 1)")
-    p.add_argument("--item-timeout", type=float, default=600, metavar="S",
-                   help="kill a guest item after S seconds (default 600)")
-    p.add_argument("--timeout", type=float, default=3600, metavar="S",
-                   help="give up on the guest after S seconds (default 3600)")
+    p.add_argument("--item-timeout", type=float, default=1800, metavar="S",
+                   help="kill a guest item after S seconds (default 1800)")
+    p.add_argument("--timeout", type=float, default=7200, metavar="S",
+                   help="give up on the guest after S seconds (default 7200)")
     p.add_argument("--boot-timeout", type=float, metavar="S",
                    help="boot again if /init has not started in S seconds "
                    "(default 300, or 5 s a CPU past 60 CPUs), at most 3 boots")
@@ -181,6 +188,9 @@ def parse_args(argv):
     if a.tcg_threads == "auto":
         a.tcg_threads = Machine(a.cpus, a.nodes, a.threads_per_core,
                                 a.mem_per_node).tcg_threads
+    # the host threads the vCPUs share (Machine.until_counted)
+    a.host_threads = (1 if a.tcg_threads == "single" else
+                      min(a.cpus, len(os.sched_getaffinity(0))))
     if a.boot_timeout is None:
         a.boot_timeout = max(300, 5 * a.cpus)
     if min(a.duration, a.torture_seconds, a.item_timeout, a.timeout,
@@ -260,7 +270,8 @@ def initramfs(build, machine, args, path):
                     f"HOLE_COUNTS={','.join(map(str, machine.hole_counts))}\n"
                     f"TORTURE_SECONDS={args.torture_seconds:g}\n"
                     f"ITEM_TIMEOUT={args.item_timeout:g}\n"
-                    f"DURATION={args.duration:g}\nWARMUP={args.duration / 2:g}\n")
+                    f"DURATION={args.duration:g}\nWARMUP={args.duration / 2:g}\n"
+                    f"UNTIL_COUNTED={machine.until_counted(args.host_threads, args.duration):g}\n")
         files = subprocess.run(["find", "."], cwd=tree, stdout=subprocess.PIPE,
                                check=True).stdout
         with open(path, "wb") as out:
@@ -587,8 +598,11 @@ FEW_OPS = 10
 
 
 def window_s(doc):
-    """A bench's window, s, as its context says."""
-    return float(doc["context"].get("kscale_duration_s", 0))
+    """A bench's window, s, where a thread did nothing in it: it went on
+    for as long as --window-until-counted let it."""
+    ctx = doc["context"]
+    return (float(ctx.get("kscale_duration_s", 0)) +
+            float(ctx.get("kscale_window_until_counted_s", 0)))
 
 
 def sane(bench, b, strict, window):

@@ -55,6 +55,12 @@ class SaneTest(unittest.TestCase):
         with self.assertRaisesRegex(vmtest.Failed, "fairness 0: a thread did nothing"):
             vmtest.sane("b", self.row(0, 300), True, 0.4)
 
+    def test_a_thread_at_0_went_on_as_long_as_it_could(self):
+        doc = {"context": {"kscale_duration_s": "0.4",
+                           "kscale_window_until_counted_s": "25.6"}}
+        self.assertEqual(vmtest.window_s(doc), 26.0)
+        self.assertEqual(vmtest.window_s({"context": {"kscale_duration_s": "0.4"}}), 0.4)
+
     def test_a_thread_at_0_of_too_few_operations_is_not_judged(self):
         # real_lookup's sharded, 12 threads in a 12-vCPU guest: 26 a second
         self.assertEqual(vmtest.sane("b", self.row(0, 26.3), True, 0.4), "few")
@@ -78,6 +84,16 @@ class MachineTest(unittest.TestCase):
         self.assertEqual(vmtest.parse_args(["--tcg-threads=multi"]).tcg_threads, "multi")
         self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2", "--tcg-threads=single"])
                          .tcg_threads, "single")
+
+    def test_a_window_may_go_on_for_what_the_vcpus_overcommit_the_host(self):
+        m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
+        self.assertEqual(m.until_counted(1, 0.4), 0.4 * 64)	# single-threaded TCG
+        self.assertEqual(m.until_counted(2, 0.4), 0.4 * 32)	# multi, 2 host CPUs
+        m = vmtest.Machine(cpus=4, nodes=2, threads_per_core=2, mem_per_node=512)
+        self.assertEqual(m.until_counted(4, 0.4), 0.4)
+        self.assertEqual(vmtest.parse_args([]).host_threads, 1)
+        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).host_threads,
+                         min(4, len(os.sched_getaffinity(0))))
 
     def test_a_cpu_offline_leaves_the_others(self):
         m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
