@@ -321,6 +321,21 @@ static int finish_out(const struct kscale_options *o, const char *tmp,
 }
 
 /* What --calibration=FILE gave and what was measured before the runs. */
+/* The rows the running kernel or a host library runs, not a model. */
+static void context_add_host_variants(void)
+{
+	char buf[512] = "";
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < kscale_variants.nr; i++)
+		if (kscale_variants.rows[i].host && off < sizeof(buf))
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					off ? "," : "",
+					kscale_variants.rows[i].name);
+	kscale_add_context("host_variants", "%s", off ? buf : "none");
+}
+
 static void report_calibration(const char *prog)
 {
 	const char *summary = kscale_calibration_summary();
@@ -369,6 +384,7 @@ int main(int argc, char **argv)
 	lockstat_enable(o.profile);
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
+	context_add_host_variants();
 	if (o.profile)
 		linelat_record(&t, m->name);
 	if (m->init && m->init(&o, err, sizeof(err)))

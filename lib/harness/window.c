@@ -70,8 +70,8 @@ static void snapshot(const struct kscale_run *run, struct snapshot *s,
 /*
  * Past the window's end, until each thread has an operation in it or
  * until_counted is over: under a hypervisor that runs its vCPUs in turn
- * (kscale vm-test's 64 on 2 host CPUs), a fixed window can end before
- * a thread's vCPU ran at all.
+ * (kscale vm-test's 64 on one host thread), a fixed window can end
+ * before a thread's vCPU ran at all.
  */
 static void until_counted(const struct kscale_bench *b,
 			  const struct snapshot *start, double end)

@@ -1,3 +1,4 @@
+import json
 import os
 import tempfile
 import unittest
@@ -65,6 +66,41 @@ class SaneTest(unittest.TestCase):
         # real_lookup's sharded, 12 threads in a 12-vCPU guest: 26 a second
         self.assertEqual(vmtest.sane("b", self.row(0, 26.3), True, 0.4), "few")
         self.assertEqual(vmtest.sane("b", self.row(0, 299), True, 0.4), "few")
+
+
+class BenchTest(unittest.TestCase):
+    """A thread at 0 fails a model's row, not the guest kernel's."""
+
+    def outputs(self, d, fairness_of):
+        m = vmtest.Machine(cpus=4, nodes=2, threads_per_core=2, mem_per_node=512)
+        names = {"model": "a model", "real": "the running kernel"}
+        with open(os.path.join(d, "list-b.out"), "w") as f:
+            f.write("".join(f"  variant  {v} {names[v]}\n" for v in names))
+        rows = [{"name": f"b/w/{v}/threads:{n}", "run_type": "iteration",
+                 "iterations": 1, "threads": n, "ops_per_sec": 1e6,
+                 "fairness": fairness_of.get((v, n), 0.5)}
+                for v in names for n in m.bench_counts]
+        doc = {"context": {"kscale_duration_s": "0.4", "kscale_host_variants": "real"},
+               "benchmarks": rows}
+        with open(os.path.join(d, "bench-b.json"), "w") as f:
+            json.dump(doc, f)
+        for item, text in (("list-b", ""), ("bench-b", "")):
+            with open(os.path.join(d, f"{item}.rc"), "w") as f:
+                f.write("0\n")
+        open(os.path.join(d, "bench-b.out"), "w").close()
+        return m, vmtest.Outputs(d)
+
+    def test_the_kernels_row_is_listed(self):
+        with tempfile.TemporaryDirectory() as d:
+            m, o = self.outputs(d, {("real", 4): 0})
+            self.assertIn("guest kernel's own rows, not judged (docs/vm-test.md): real@4",
+                          vmtest.check_bench("b")(m, o))
+
+    def test_a_models_row_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            m, o = self.outputs(d, {("model", 4): 0})
+            with self.assertRaisesRegex(vmtest.Failed, "b/w/model/threads:4: fairness 0"):
+                vmtest.check_bench("b")(m, o)
 
 
 class MachineTest(unittest.TestCase):
