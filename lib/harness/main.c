@@ -320,7 +320,6 @@ static int finish_out(const struct kscale_options *o, const char *tmp,
 	return 1;
 }
 
-/* What --calibration=FILE gave and what was measured before the runs. */
 /* The rows the running kernel or a host library runs, not a model. */
 static void context_add_host_variants(void)
 {
@@ -336,6 +335,7 @@ static void context_add_host_variants(void)
 	kscale_add_context("host_variants", "%s", off ? buf : "none");
 }
 
+/* What --calibration=FILE gave and what was measured before the runs. */
 static void report_calibration(const char *prog)
 {
 	const char *summary = kscale_calibration_summary();
