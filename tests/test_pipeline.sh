@@ -181,6 +181,16 @@ check "primitives: a window goes on until every task counted" \
 	--window-until-counted=20 --benchmark_out="$tmp/counted.json"
 check "primitives: every task counted in the window it went on for" \
 	every_row_above "$tmp/counted.json" fairness 0
+# Given up on too soon, it names a task that never ran since the gate
+# and where the host and the model scheduler have it.
+check "primitives: a window given up on names its uncounted tasks" \
+	"$build/bench/primitives" --cpus=all*64 --oversubscribe \
+	--variants=atomic --duration=1ms --warmup=0 --perf=0 \
+	--window-until-counted=0.0001 --benchmark_repetitions=1 \
+	--benchmark_out="$tmp/uncounted.json" 2>"$tmp/uncounted.err"
+check "primitives: ... each with its host state and its run queue" \
+	grep -Eq "thread [0-9]+ \(CPU [0-9]+, tid [0-9]+\) did no operation .*: host R on CPU [0-9]+, SCHED_FIFO [0-9]+.*; model state 0, on_cpu 0, .* its rq: 64 runnable, switched in last thread [0-9]+ \(on_cpu 1" \
+	"$tmp/uncounted.err"
 
 # Two tasks a CPU: every token pass is a switch, and every task ends.
 every[sched]=$tmp/sched.json

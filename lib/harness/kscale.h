@@ -32,6 +32,7 @@ struct kscale_thread {
 	void *priv;			/* the workload's, per thread */
 	clockid_t cputime;		/* its CPU-time clock */
 	pid_t tid;
+	struct task_struct *task;	/* its model task, for the controller */
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
 /*

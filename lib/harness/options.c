@@ -48,7 +48,9 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			"go on past the window, up to SECONDS more, until\n"
 			"every thread has an operation in it, the window as\n"
 			"long as it lasted (a check that no thread is starved\n"
-			"or uncounted: kscale vm-test)"),
+			"or uncounted: kscale vm-test); names on stderr up to\n"
+			"8 threads it gave up on, with where the host and the\n"
+			"model scheduler have them"),
 		KSCALE_FLAG_SECONDS("watchdog", "SECONDS", &o->watchdog,
 			KSCALE_ABOVE(0, MAX_SECONDS), "30",
 			"fail a run whose threads do not reach the window,\n"

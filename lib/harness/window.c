@@ -67,6 +67,106 @@ static void snapshot(const struct kscale_run *run, struct snapshot *s,
 	cpu->after = now();
 }
 
+/* Names no more threads than this that --window-until-counted gave up on. */
+#define UNCOUNTED_NAMED	8
+
+/*
+ * What the host says of a thread: its state, policy and priority, the CPU
+ * it ran on last, and the innermost frames of its kernel stack (root
+ * only; else its wchan).
+ */
+static void host_state(pid_t tid, char *buf, size_t size)
+{
+	static const char *const policy[] = { "SCHED_OTHER", "SCHED_FIFO",
+					      "SCHED_RR", "SCHED_BATCH" };
+	char path[64], line[512], *p, *fn;
+	int cpu = -1, prio = 0, pol = 0, frames = 0;
+	size_t len;
+	char state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		       "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		       "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %d %d %d",
+		       &state, &cpu, &prio, &pol);
+	if (f)
+		fclose(f);
+	len = snprintf(buf, size, "host %c on CPU %d, %s %d", state, cpu,
+		       pol >= 0 && pol < 4 ? policy[pol] : "policy?", prio);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+	f = fopen(path, "r");
+	while (f && frames < 4 && len < size && fgets(line, sizeof(line), f)) {
+		fn = strchr(line, ' ');
+		if (!fn)
+			break;
+		fn[strcspn(fn, "+\n")] = '\0';
+		len += snprintf(buf + len, size - len, "%s%s",
+				frames++ ? " <" : ", in", fn);
+	}
+	if (f)
+		fclose(f);
+	if (frames)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", (int)tid);
+	f = fopen(path, "r");
+	if (f && len < size && fgets(line, sizeof(line), f) &&
+	    strcmp(line, "0"))
+		snprintf(buf + len, size - len, ", in %.64s", line);
+	if (f)
+		fclose(f);
+}
+
+static int thread_of_task(const struct kscale_run *run,
+			  const struct task_struct *task)
+{
+	int i;
+
+	for (i = 0; task && i < run->nr_threads; i++)
+		if (run->threads[i].task == task)
+			return i;
+	return -1;
+}
+
+/*
+ * A thread that never counted: where the host and the model scheduler
+ * say it is, and the task its CPU switched in last, which it may wait
+ * behind (give_back_to_host_sleeper()).
+ */
+static void name_uncounted(const struct kscale_bench *b,
+			   const struct kscale_thread *t)
+{
+	const struct kscale_run *run = &b->run;
+	const struct task_struct *p = t->task, *curr;
+	char host[256], curr_host[256];
+	int c;
+
+	host_state(t->tid, host, sizeof(host));
+	fprintf(stderr, "kscale: %s: thread %d (CPU %d, tid %d) did no "
+		"operation in the window nor in the %g s it went on: %s",
+		b->name, t->id, t->cpu, (int)t->tid, b->until_counted, host);
+	if (b->model_sched && p->rq) {
+		curr = READ_ONCE(p->rq->curr);
+		c = thread_of_task(run, curr);
+		fprintf(stderr, "; model state %#x, on_cpu %d, %lu sleeps, %lu "
+			"preemptions; its rq: %u runnable, switched in last ",
+			READ_ONCE(p->state), READ_ONCE(p->on_cpu),
+			READ_ONCE(p->nvcsw), READ_ONCE(p->nivcsw),
+			READ_ONCE(p->rq->nr_running));
+		if (c < 0) {
+			fprintf(stderr, "%s", curr ? "another's task" : "none");
+		} else {
+			host_state(run->threads[c].tid, curr_host,
+				   sizeof(curr_host));
+			fprintf(stderr, "thread %d (on_cpu %d, %s)", c,
+				READ_ONCE(curr->on_cpu), curr_host);
+		}
+	}
+	fputc('\n', stderr);
+}
+
 /*
  * Past the window's end, until each thread has an operation in it or
  * until_counted is over: under a hypervisor that runs its vCPUs in turn
@@ -77,13 +177,19 @@ static void until_counted(const struct kscale_bench *b,
 			  const struct snapshot *start, double end)
 {
 	const struct kscale_run *run = &b->run;
-	int i = 0;
+	int i = 0, named = 0;
 
 	while (i < run->nr_threads && now() < end) {
 		if (READ_ONCE(run->threads[i].ops) != start[i].ops)
 			i++;
 		else
 			sleep_until(now() + 0.001);
+	}
+	for (; i < run->nr_threads && named < UNCOUNTED_NAMED; i++) {
+		if (READ_ONCE(run->threads[i].ops) == start[i].ops) {
+			name_uncounted(b, &run->threads[i]);
+			named++;
+		}
 	}
 }
 
@@ -294,6 +400,7 @@ static void run_thread(struct kscale_bench *b, struct kscale_thread *t)
 		ok = !kscale_fail(&b->run, "cannot pin thread %d to CPU %d",
 				  t->id, t->cpu);
 	t->tid = gettid();
+	t->task = current;
 	if (ok && pthread_getcpuclockid(pthread_self(), &t->cputime))
 		ok = !kscale_fail(&b->run, "no CPU-time clock for thread %d",
 				  t->id);
