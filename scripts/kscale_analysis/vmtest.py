@@ -169,6 +169,9 @@ def parse_args(argv):
                    help="qemu's TCG threads: one a vCPU (multi) or one for "
                    "all (single); auto: multi up to 16 CPUs, single beyond "
                    "(docs/vm-test.md, \"How\")")
+    p.add_argument("--only", metavar="ITEM,...",
+                   help="run and judge only these items of the checklist: "
+                   + ", ".join(i.key for i in ITEMS) + " (default all)")
     p.add_argument("--keep", metavar="DIR",
                    help="keep the guest's outputs and serial log in DIR")
     p.add_argument("--judge", metavar="DIR",
@@ -176,6 +179,7 @@ def parse_args(argv):
     p.add_argument("--build", default=os.path.join(ROOT, "build"), metavar="DIR",
                    help="the build directory (default <repo>/build)")
     a = p.parse_args(argv)
+    a.items = selected(a.only)
     for name in ("cpus", "nodes", "threads_per_core", "mem_per_node"):
         if getattr(a, name) < 1:
             raise KscaleError(f"--{name.replace('_', '-')}={getattr(a, name)}: "
@@ -271,7 +275,8 @@ def initramfs(build, machine, args, path):
                     f"TORTURE_SECONDS={args.torture_seconds:g}\n"
                     f"ITEM_TIMEOUT={args.item_timeout:g}\n"
                     f"DURATION={args.duration:g}\nWARMUP={args.duration / 2:g}\n"
-                    f"UNTIL_COUNTED={machine.until_counted(args.host_threads, args.duration):g}\n")
+                    f"UNTIL_COUNTED={machine.until_counted(args.host_threads, args.duration):g}\n"
+                    f"RUNS='{' '.join(r for i in args.items for r in i.runs)}'\n")
         files = subprocess.run(["find", "."], cwd=tree, stdout=subprocess.PIPE,
                                check=True).stdout
         with open(path, "wb") as out:
@@ -700,25 +705,53 @@ def check_predict(m, o):
     return "validation and USL fit printed"
 
 
+@dataclass
+class Item:
+    key: str		# --only's name for it
+    name: str		# its line's
+    check: object
+    runs: tuple		# the guest's items (scripts/vm/init) it judges
+
+
 ITEMS = [
-    ("topology", check_topology),
-    ("placement compact", check_placement("compact")),
-    ("placement spread", check_placement("spread")),
-    ("sweep", check_sweep),
-    ("memory on its node (test_percpu)", check_unit("test_percpu")),
-    ("topology validation (test_topology)", check_unit("test_topology")),
-    ("linelat classes", check_linelat),
-] + [(f"bench {b}", check_bench(b)) for b in BENCHES] + [
-    ("torture", check_torture),
-    ("a CPU offline (cpu1)", check_hole),
-    ("predict", check_predict),
+    Item("topology", "topology", check_topology,
+         ("sysfs", "plan-compact", "profile")),
+    Item("placement-compact", "placement compact", check_placement("compact"),
+         ("plan-compact",)),
+    Item("placement-spread", "placement spread", check_placement("spread"),
+         ("plan-spread",)),
+    Item("sweep", "sweep", check_sweep, ("sweep-compact", "sweep-spread")),
+    Item("test_percpu", "memory on its node (test_percpu)",
+         check_unit("test_percpu"), ("unit-test_percpu",)),
+    Item("test_topology", "topology validation (test_topology)",
+         check_unit("test_topology"), ("unit-test_topology",)),
+    Item("linelat", "linelat classes", check_linelat, ("profile",)),
+] + [Item(f"bench-{b}", f"bench {b}", check_bench(b), (f"list-{b}", f"bench-{b}"))
+     for b in BENCHES] + [
+    Item("torture", "torture", check_torture, ("torture", "torture-list")),
+    Item("hole", "a CPU offline (cpu1)", check_hole,
+         ("hole-sysfs", "hole-plan", "hole-bench", "hole-percpu")),
+    Item("predict", "predict", check_predict, ("profile",)),
 ]
 
 
-def judge(machine, out):
+def selected(only):
+    """The items --only names (all if None), in the checklist's order."""
+    if only is None:
+        return ITEMS
+    keys = [k for k in only.split(",") if k]
+    known = {i.key for i in ITEMS}
+    bad = [k for k in keys if k not in known]
+    if bad or not keys:
+        raise KscaleError(f"--only={only}: no such item {', '.join(bad) or '(none)'}; "
+                          f"the items are {', '.join(i.key for i in ITEMS)}")
+    return [i for i in ITEMS if i.key in keys]
+
+
+def judge(machine, out, items=ITEMS):
     """Each item's line; the names of those that failed."""
     o, failed = Outputs(out), []
-    for name, check in ITEMS:
+    for name, check in ((i.name, i.check) for i in items):
         try:
             print(f"ok: {name}: {check(machine, o)}", flush=True)
         except (Failed, KeyError, ValueError, OSError) as e:
@@ -731,7 +764,7 @@ def vm_test(argv):
     a = parse_args(argv)
     machine = Machine(a.cpus, a.nodes, a.threads_per_core, a.mem_per_node)
     if a.judge:
-        failed = judge(machine, a.judge)
+        failed = judge(machine, a.judge, a.items)
         if failed:
             raise KscaleError(f"failed: {', '.join(failed)}", 1)
         return
@@ -782,14 +815,14 @@ def vm_test(argv):
             shutil.copytree(out, a.keep, dirs_exist_ok=True)
             shutil.copy(serial, a.keep)
         guest_s = time.monotonic() - start
-        failed = judge(machine, out)
+        failed = judge(machine, out, a.items)
     finally:
         if guest:
             guest.kill()
         shutil.rmtree(work, ignore_errors=True)
         for s, h in old.items():
             signal.signal(s, h)
-    print(f"kscale vm-test: {len(ITEMS) - len(failed)} of {len(ITEMS)} items passed "
+    print(f"kscale vm-test: {len(a.items) - len(failed)} of {len(a.items)} items passed "
           f"in {time.monotonic() - start:.0f} s ({guest_s:.0f} s to boot, run "
           "and bring the outputs out)", file=sys.stderr)
     if failed:

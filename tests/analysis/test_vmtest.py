@@ -1,5 +1,8 @@
+import contextlib
+import io
 import json
 import os
+import re
 import tempfile
 import unittest
 
@@ -101,6 +104,56 @@ class BenchTest(unittest.TestCase):
             m, o = self.outputs(d, {("model", 4): 0})
             with self.assertRaisesRegex(vmtest.Failed, "b/w/model/threads:4: fairness 0"):
                 vmtest.check_bench("b")(m, o)
+
+
+class OnlyTest(unittest.TestCase):
+    """--only runs and judges some items, in the checklist's order."""
+
+    def test_only_the_items_named(self):
+        a = vmtest.parse_args(["--only=torture,bench-shmem_fault"])
+        self.assertEqual([i.name for i in a.items], ["bench shmem_fault", "torture"])
+        self.assertEqual([r for i in a.items for r in i.runs],
+                         ["list-shmem_fault", "bench-shmem_fault", "torture",
+                          "torture-list"])
+
+    def test_every_item_by_default(self):
+        self.assertEqual(vmtest.parse_args([]).items, vmtest.ITEMS)
+        self.assertEqual(len({i.key for i in vmtest.ITEMS}), len(vmtest.ITEMS))
+
+    def test_an_unknown_item_is_refused_with_the_list(self):
+        with self.assertRaisesRegex(vmtest.KscaleError, "no such item bench-nope; "
+                                    "the items are topology, "):
+            vmtest.parse_args(["--only=bench-nope"])
+        with self.assertRaisesRegex(vmtest.KscaleError, r"no such item \(none\)"):
+            vmtest.parse_args(["--only=,"])
+
+    def test_items_left_out_are_not_judged(self):
+        with tempfile.TemporaryDirectory() as d:
+            m = vmtest.Machine(cpus=4, nodes=2, threads_per_core=2, mem_per_node=512)
+            for item, text in (("plan-spread", "4 CPUs allowed on 2 node(s)\n"),):
+                with open(os.path.join(d, f"{item}.out"), "w") as f:
+                    f.write(text)
+                with open(os.path.join(d, f"{item}.rc"), "w") as f:
+                    f.write("0\n")
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(vmtest.judge(m, d), [i.name for i in vmtest.ITEMS])
+            self.assertEqual(len(out.getvalue().splitlines()), len(vmtest.ITEMS))
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                self.assertEqual(vmtest.judge(m, d, vmtest.selected("placement-spread")),
+                                 ["placement spread"])
+            self.assertEqual(out.getvalue().count("FAIL: "), 1)
+
+
+class DocsTest(unittest.TestCase):
+    def test_the_docs_name_every_flag(self):
+        with contextlib.redirect_stdout(io.StringIO()) as out, \
+                self.assertRaises(SystemExit):
+            vmtest.parse_args(["--help"])
+        flags = set(re.findall(r"(--[a-z][a-z-]+)", out.getvalue())) - {"--help"}
+        with open(os.path.join(vmtest.ROOT, "docs", "vm-test.md")) as f:
+            doc = f.read()
+        para = doc.split("Flags (`scripts/kscale vm-test --help`):", 1)[1].split("\n\n")[0]
+        self.assertEqual(set(re.findall(r"`(--[a-z][a-z-]+)", para)), flags)
 
 
 class MachineTest(unittest.TestCase):
