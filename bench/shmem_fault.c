@@ -52,6 +52,7 @@ struct fault_run {
 	bool shared;
 	struct file *shared_file;
 	char *shared_map;
+	unsigned long fresh_calls;	/* page_alloc_fresh()'s, after set-up */
 };
 
 /*
@@ -255,6 +256,30 @@ static int check_memory(struct kscale_run *run, struct fault_run *fr,
 			   run->nr_threads, fr->pages, need >> 20, avail >> 20);
 }
 
+/*
+ * Each node's zone holds, before the tasks run, the pages its tasks can
+ * hold at once: a pass's data pages and its object's index pages (2.6.7's
+ * swap vector: one a 512 entries, at most two more), within the mount's
+ * size limit.
+ */
+static void zone_reserve(struct kscale_run *run, struct fault_run *fr)
+{
+	unsigned long index = fr->pages / 256 + 2, need;
+	int node, i, tasks;
+
+	for (node = 0; node < nr_node_ids; node++) {
+		for (i = tasks = 0; i < run->nr_threads; i++)
+			tasks += cpu_to_node(run->threads[i].cpu) == node;
+		if (!tasks)
+			continue;
+		need = tasks * fr->pages;
+		if (fr->size_limit && need > fr->size_limit)
+			need = fr->size_limit;
+		fr->ops->mm_reserve(node, need + tasks * index);
+	}
+	fr->fresh_calls = page_alloc_fresh_calls();
+}
+
 static int fault_setup(struct kscale_run *run)
 {
 	const struct kscale_variant *v = kscale_row(run);
@@ -274,6 +299,7 @@ static int fault_setup(struct kscale_run *run)
 	if (fr->ops) {
 		shmem_fault_page_shift(page_shift);
 		fr->ops->shm_mount(fr->size_limit);
+		zone_reserve(run, fr);
 	}
 	return fr->shared ? shared_setup(run, fr) : 0;
 }
@@ -313,6 +339,9 @@ static void fault_counters(struct kscale_run *run, struct fault_run *fr,
 	}
 	if (fr->size_limit)
 		kscale_set_counter(run, "sigbus_faults", sigbus);
+	if (fr->ops)
+		kscale_set_counter(run, "zone_grows",
+				   page_alloc_fresh_calls() - fr->fresh_calls);
 }
 
 static int fault_teardown(struct kscale_run *run)

@@ -14,6 +14,12 @@ struct page_chunk {
 };
 
 static struct page_chunk *chunks;
+static unsigned long fresh_calls;
+
+unsigned long page_alloc_fresh_calls(void)
+{
+	return __atomic_load_n(&fresh_calls, __ATOMIC_RELAXED);
+}
 
 void page_alloc_set_shift(unsigned int shift)
 {
@@ -44,6 +50,7 @@ void page_alloc_fresh(int node, struct list_head *list)
 
 	if (!chunk)
 		abort();
+	__atomic_fetch_add(&fresh_calls, 1, __ATOMIC_RELAXED);
 	chunk->data = data;
 	chunk->pages = pages;
 	chunk->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);

@@ -5,9 +5,10 @@
  * themselves (zones, per-CPU lists, the LRU) are each kernel's own and
  * live with the models that follow that kernel (models/shmem_fault/mm_*):
  * a zone that runs dry takes page_alloc_fresh()'s pages, standing in for
- * the memory a kernel's zone had from boot.  Pages are never given back
- * to the host; the pool grows to its peak.  Pages come back dirty, as
- * from the kernel: callers clear them.
+ * the memory a kernel's zone had from boot, taken before the tasks run
+ * (shmem_fault's mm_reserve).  Pages are never given back to the host;
+ * the pool grows to its peak.  Pages come back dirty, as from the
+ * kernel: callers clear them.
  */
 #ifndef KSCALE_KERNEL_PAGE_ALLOC_H
 #define KSCALE_KERNEL_PAGE_ALLOC_H
@@ -51,6 +52,8 @@ struct page {
  * The host may sleep here: never with preemption disabled.
  */
 void page_alloc_fresh(int node, struct list_head *list);
+/* page_alloc_fresh()'s calls so far, every thread's. */
+unsigned long page_alloc_fresh_calls(void);
 /*
  * Between runs, with no page held anywhere (every allocator emptied):
  * the page size from now on (a new size gives the pages back to the

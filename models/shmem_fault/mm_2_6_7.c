@@ -222,6 +222,19 @@ static void zone_grow(struct zone *zone)
 	spin_unlock_irqrestore(&zone->lock, flags);
 }
 
+void mm_2_6_7_reserve(int node, unsigned long pages)
+{
+	struct zone *zone = node_zones[node];
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (cpu_to_node(cpu) == node)
+			pages += per_cpu_ptr(zone->pageset, cpu)->pcp.high +
+				 PAGEVEC_SIZE;
+	while (READ_ONCE(zone->free_pages) < pages)
+		zone_grow(zone);
+}
+
 /* Call me with the zone->lock already held. */
 static struct page *__rmqueue(struct zone *zone)
 {

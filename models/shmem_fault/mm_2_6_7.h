@@ -47,6 +47,11 @@ static inline void pagevec_release(struct pagevec *pvec)
 
 /* At a mount: the zones exist, their locks are resources to lockstat. */
 void mm_2_6_7_init(void);
+/*
+ * Before the tasks run: node's zone holds pages free, and each of its
+ * CPUs' lists' most besides (zone_reserve() in shmem_fault.h).
+ */
+void mm_2_6_7_reserve(int node, unsigned long pages);
 /* Each CPU's pcp batch, low and high (the tests check them). */
 void mm_2_6_7_pcp_sizes(int *batch, int *low, int *high);
 

@@ -252,6 +252,19 @@ static void zone_grow(struct zone *zone)
 	spin_unlock_irqrestore(&zone->lock, flags);
 }
 
+void mm_upstream_reserve(int node, unsigned long pages)
+{
+	struct zone *zone = &NODE_DATA(node)->node_zones[0];
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (cpu_to_node(cpu) == node)
+			pages += per_cpu_ptr(zone->per_cpu_pageset, cpu)->high +
+				 FOLIO_BATCH_SIZE;
+	while (READ_ONCE(zone->nr_free) < pages)
+		zone_grow(zone);
+}
+
 /* zone->lock held */
 static struct page *__rmqueue(struct zone *zone)
 {

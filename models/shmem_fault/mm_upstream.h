@@ -55,6 +55,8 @@ static inline void folio_batch_release(struct folio_batch *fbatch)
 
 /* At a mount: the zones exist, their locks are resources to lockstat. */
 void mm_upstream_init(void);
+/* As mm_2_6_7_reserve(), for today's zone and lists. */
+void mm_upstream_reserve(int node, unsigned long pages);
 /* This CPU's pcp batch and high (the tests check them). */
 void mm_upstream_pcp_sizes(int *batch, int *high);
 

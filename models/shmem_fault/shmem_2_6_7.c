@@ -726,6 +726,7 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 #define SHMEM_2_6_OPS(mount)				\
 	{						\
 		.shm_mount = mount,			\
+		.mm_reserve = mm_2_6_7_reserve,		\
 		.shmem_zero_setup = shmem_zero_setup,	\
 		.shmem_fault = shmem_nopage,		\
 		.shmem_release = release_range,		\

@@ -37,6 +37,14 @@ struct shmem_stats {
 struct shmem_fault_ops {
 	/* The internal shm mount, limited to size_limit pages (0: unlimited). */
 	void (*shm_mount)(unsigned long size_limit);
+	/*
+	 * After the mount, before the tasks run: node's zone holds `pages`
+	 * free beyond what its CPUs' per-CPU lists may keep.  The kernel's
+	 * zones had their memory from boot; the model's come from the host
+	 * (page_alloc_fresh(): mmap, mbind, first touch), which in the window
+	 * would put every task of the bench behind the host's mmap_lock.
+	 */
+	void (*mm_reserve)(int node, unsigned long pages);
 	/* mmap(MAP_SHARED) of /dev/zero: a new unlinked object of `pages`. */
 	struct file *(*shmem_zero_setup)(unsigned long pages);
 	/* One fault at page idx: 0, or -ENOSPC (SIGBUS) or -ENOMEM. */

@@ -258,6 +258,7 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 
 const struct shmem_fault_ops shmem_fault_upstream = {
 	.shm_mount = shm_mount,
+	.mm_reserve = mm_upstream_reserve,
 	.shmem_zero_setup = shmem_zero_setup,
 	.shmem_fault = shmem_fault,
 	.shmem_release = shmem_undo_range,
