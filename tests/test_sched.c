@@ -578,6 +578,68 @@ static void test_spinner_lets_a_host_thread_leave_the_host(void **state)
 			 "a task spun there", GRANTED_WAIT_MS);
 }
 
+/*
+ * Task 0 spins on a lock that task 1 holds on CPU 1 for RELAX_HOLD_MS,
+ * giving the host CPU away once a tick of the coarse clock; task 2, on
+ * CPU 0 too and always runnable, is switched in at each such yield and
+ * gives the CPU back.
+ * That is no host sleep in a section: none may be counted (real_lookup
+ * at 64 tasks a CPU counted 476-865 a run, and compare marked them).
+ */
+#define RELAX_HOLD_MS	50
+
+struct relaxing {
+	spinlock_t lock;
+	int held;		/* task 1 holds the lock */
+	int done;		/* task 0 took it */
+	double spun_ms;		/* task 0's wait for it */
+};
+
+static void relaxing_task(struct test_thread *t)
+{
+	struct relaxing *r = t->arg;
+	double start;
+
+	if (t->id == 1) {
+		spin_lock(&r->lock);
+		WRITE_ONCE(r->held, 1);
+		start = test_now_ms();
+		while (test_now_ms() - start < RELAX_HOLD_MS)
+			barrier();
+		spin_unlock(&r->lock);
+	} else if (t->id == 0) {
+		while (!READ_ONCE(r->held))
+			cond_resched();
+		start = test_now_ms();
+		spin_lock(&r->lock);
+		r->spun_ms = test_now_ms() - start;
+		spin_unlock(&r->lock);
+		WRITE_ONCE(r->done, 1);
+	} else {
+		while (!READ_ONCE(r->done))
+			cond_resched();
+	}
+}
+
+static void test_spinners_yield_is_no_host_sleep(void **state)
+{
+	static struct relaxing r = { __SPIN_LOCK_UNLOCKED };
+	struct timespec tick;
+	unsigned long before;
+
+	need_fifo();
+	if (test_task_cpus() < 2) {
+		print_message("skipped: needs two CPUs\n");
+		skip();
+	}
+	before = sched_host_sleeps();
+	test_race_tasks(3, 2, relaxing_task, &r);
+	/* long enough for cpu_relax() to have yielded, twice */
+	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
+	assert_true(r.spun_ms * 1e6 > 2 * tick.tv_nsec);
+	assert_int_equal(sched_host_sleeps() - before, 0);
+}
+
 #define HOGGED_ROUNDS	3
 #define HOGGED_READS	200
 #define HOGGED_READ_NS	100000ull
@@ -791,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_given_back),
 		cmocka_unit_test(test_host_sleep_outside_a_section_keeps_the_cpu),
 		cmocka_unit_test(test_spinner_lets_a_host_thread_leave_the_host),
+		cmocka_unit_test(test_spinners_yield_is_no_host_sleep),
 		cmocka_unit_test(test_block_device_depth_fifo_asleep),
 		cmocka_unit_test(test_timed_sleeper_is_not_starved_by_a_host_thread),
 		cmocka_unit_test(test_wake_by_polling_after_its_latency),

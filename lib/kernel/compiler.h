@@ -41,8 +41,10 @@
  * switched out and took a page fault before it slept, which the host's
  * mmap_lock was granted to while this waiter's lock holder waited to
  * write-lock it (torture at 128 tasks in a 64-vCPU guest,
- * docs/vm-test.md).  The CPU's other model tasks wait on futexes, so none
- * runs beside the waiter.  The kernel's fault sleeps on its own scheduler
+ * docs/vm-test.md).  The CPU's other model tasks are asleep on futexes
+ * or give the CPU straight back (give_back_to_host_sleeper()), so none
+ * runs beside the waiter, and, the yield marked, none counts it a host
+ * sleep in a section.  The kernel's fault sleeps on its own scheduler
  * and needs no such step.  A count of spins (65536, a few ms here) took
  * seconds in that guest, whose vCPUs qemu runs in turn, a pause running
  * the next one.
@@ -51,6 +53,7 @@
 
 static __thread unsigned int cpu_relax_spins;
 static __thread long cpu_relax_tick;
+extern __thread int cpu_relax_yielding;	/* sched.c */
 
 static inline void cpu_relax(void)
 {
@@ -60,7 +63,9 @@ static inline void cpu_relax(void)
 	    !clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) &&
 	    ts.tv_nsec != cpu_relax_tick) {
 		cpu_relax_tick = ts.tv_nsec;
+		WRITE_ONCE(cpu_relax_yielding, 1);
 		sched_yield();
+		WRITE_ONCE(cpu_relax_yielding, 0);
 	}
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ __volatile__("pause" ::: "memory");

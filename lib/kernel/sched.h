@@ -67,6 +67,7 @@ struct task_struct {
 	struct rq *rq;			/* NULL: not a model task */
 	unsigned long nvcsw, nivcsw;	/* sleeps, preemptions */
 	const int *preempt_count;	/* its __preempt_count */
+	const int *relax_yielding;	/* its cpu_relax_yielding */
 	uint64_t woken_ns;		/* polling: when its waker came */
 } ____cacheline_aligned;
 
