@@ -83,6 +83,8 @@ check "a spinlock section only spins" \
 	grep -Eq "^primitives/spinlock-torture: .* [1-9][0-9]* spins 0 preemptions 0 sleeps" "$tmp/all"
 check "a mutex section also sleeps and is preempted" \
 	grep -Eq "^primitives/mutex-torture: .* [1-9][0-9]* preemptions [1-9][0-9]* sleeps" "$tmp/all"
+check "shmem_fault's zones took no host pages while its tasks ran" eval \
+	'[[ $(grep -c "^shmem_fault/.* Zone grows: 0 Fail: " "$tmp/all") == $(grep -c "^shmem_fault/" "$tmp/list") ]]'
 check "every variant passed quiet points" eval \
 	'! grep "Operations:" "$tmp/all" | grep -q "Quiet points: 0 "'
 

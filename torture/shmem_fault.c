@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "../lib/kernel/atomic.h"
+#include "../lib/kernel/page_alloc.h"
+#include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
 #include "../models/shmem_fault/shmem_fault.h"
 #include "torture.h"
@@ -59,8 +61,8 @@ static struct {
 	spinlock_t slot_lock;
 	struct sf_obj **slot;		/* the shared, then each task's own */
 	struct sf_task *tasks;
-	unsigned long serial, fputs, warnings;
-	unsigned long faults, enospc, truncates;
+	unsigned long serial, fputs, warnings, fresh_calls;
+	unsigned long faults, enospc, truncates, zone_grows;
 } s;
 
 static const char zero_page[1UL << MAX_MM_PAGE_SHIFT];
@@ -113,6 +115,37 @@ static void sf_put(struct sf_obj *o)
 	__atomic_fetch_add(&s.fputs, 1, __ATOMIC_RELAXED);
 }
 
+/* An object's most pages: `faulted` of `size`, and 2.6.7's index pages. */
+static unsigned long sf_obj_pages(unsigned long faulted, unsigned long size)
+{
+	return faulted + size / 256 + 2;
+}
+
+/*
+ * Each node's zone holds, before the tasks run, twice its share of what
+ * the run can hold at once (tasks migrate, so a node's share is the run's
+ * over the nodes, give or take): every slot's object full, twice (a
+ * replaced one lives while a task still uses it), and the probe's.  The
+ * model's zones take host pages when they run dry (page_alloc_fresh():
+ * mmap, mbind, a first touch) behind the host's mmap_lock, which every
+ * task's page fault then waits for: at 128 tasks in a 64-vCPU guest, for
+ * longer than the quiet point's 120 s.  The bench's zone_reserve() does
+ * the same for its tasks; a run's takes after it are its Zone grows.
+ */
+static void sf_reserve(int nr_tasks)
+{
+	unsigned long shared = sf_obj_pages(PUBLIC + nr_tasks * RANGE,
+					    sf_base(nr_tasks, 0));
+	unsigned long held = 2 * (NR_SHARED * shared +
+				  nr_tasks * sf_obj_pages(OWN, OWN)) +
+			     sf_obj_pages(s.limit + OWN, s.limit + OWN);
+	int node, nodes = kscale_nr_online_nodes();
+
+	for_each_online_node(node)
+		s.ops->mm_reserve(node, nodes > 1 ? 2 * held / nodes : held);
+	s.fresh_calls = page_alloc_fresh_calls();
+}
+
 static int sf_init(const void *variant, int nr_tasks)
 {
 	struct shmem_stats st;
@@ -123,6 +156,7 @@ static int sf_init(const void *variant, int nr_tasks)
 	s.ops = variant;
 	s.limit = NR_SHARED * PUBLIC + LIMIT_PER_TASK * nr_tasks;
 	s.ops->shm_mount(s.limit);
+	sf_reserve(nr_tasks);
 	f = s.ops->shmem_zero_setup(1);
 	s.ops->shmem_stats(f, &st);
 	s.books = st.has_sbinfo;
@@ -310,8 +344,9 @@ static void sf_quiet(void)
 
 static void sf_stats(char *buf, size_t len)
 {
-	snprintf(buf, len, "Faults: %lu ENOSPC: %lu Truncates: %lu Fputs: %lu",
-		 s.faults, s.enospc, s.truncates, s.fputs);
+	snprintf(buf, len, "Faults: %lu ENOSPC: %lu Truncates: %lu Fputs: %lu "
+		 "Zone grows: %lu", s.faults, s.enospc, s.truncates, s.fputs,
+		 s.zone_grows);
 }
 
 static void sf_cleanup(void)
@@ -326,6 +361,7 @@ static void sf_cleanup(void)
 		s.enospc += s.tasks[i].enospc;
 		s.truncates += s.tasks[i].truncates;
 	}
+	s.zone_grows = page_alloc_fresh_calls() - s.fresh_calls;
 	if (!shmem_books_balance(s.ops, &sb))
 		torture_fail("free_blocks %lu of %lu after every fput",
 			     sb.free_blocks, sb.max_blocks);
