@@ -5,7 +5,11 @@
  * dentry cache bounded to --dcache unused dentries, so the hit rate is
  * about dcache/files.  A miss goes to the variant's slow path.  `sharded`
  * spreads requests round-robin over --dirs identical magic directories,
- * as the seed's application did (each name is then cached per directory).
+ * as the seed's application did (each name is then cached per directory),
+ * each thread's round starting at its own directory: the application's
+ * one sequence of requests had them on different directories at once,
+ * where rounds all starting at the first would queue every thread on its
+ * i_mutex together.
  *
  * `real` makes the running kernel look up names that are not in its
  * dcache (unique negative lookups, fstatat() -> ENOENT) in one tmpfs
@@ -224,6 +228,7 @@ static int lookup_thread_init(struct kscale_thread *t)
 	struct lookup_thread *lt = t->priv;
 
 	lt->rng = 0x9e3779b97f4a7c15ULL * (t->id + 1);
+	lt->next = t->id;
 	if (!lr->ops)
 		return 0;
 	memset(&lookup_stats, 0, sizeof(lookup_stats));

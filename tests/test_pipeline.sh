@@ -328,6 +328,15 @@ for b in rows:
 PY
 }
 
+every_thread_counted() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+assert rows and all(b["fairness"] > 0 for b in rows), rows
+PY
+}
+
 every[real_lookup]=$tmp/lookup.json
 check "real_lookup: every variant, low and high hit rate" \
 	env TMPDIR="$tmp" "$build/bench/real_lookup" --cpus=1,2 --files=2000 \
@@ -340,6 +349,16 @@ check "real_lookup: lookups sleep on the model disk, depth 1" \
 	--variants=parallel --files=2000 --dcache=200 --fs-io-us=50 \
 	--fs-io-depth=1 "${tiny[@]}" --benchmark_out="$tmp/io.json"
 check "real_lookup: reads queue behind the disk's one slot" io_ok "$tmp/io.json"
+# 16 threads' first lookups, each a 50 ms read under its directory's
+# i_mutex: on 16 directories they overlap, where rounds all starting at
+# the first directory would queue them there, one read after another
+# (the window then ends before the sixth thread's first lookup).
+check "real_lookup: sharded's threads start on different directories" \
+	"$build/bench/real_lookup" --cpus=16 --oversubscribe \
+	--variants=sharded --dirs=16 --dcache=1 --fs-io-us=50000 \
+	--warmup=0 --duration=0.25 --perf=0 --benchmark_out="$tmp/shard.json"
+check "real_lookup: every sharded thread looked up in the window" \
+	every_thread_counted "$tmp/shard.json"
 check "real_lookup: compare i_mutex -> parallel" \
 	compare_says "% change" "$tmp/lookup.json" \
 		--before=i_mutex \
