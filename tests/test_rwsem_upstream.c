@@ -301,6 +301,73 @@ static void test_each_path_alone(void **state)
 	}
 }
 
+/*
+ * Each unlock releases its section's writes to the next holder, which
+ * synchronises with it through the count alone: the two tasks hand over
+ * with a relaxed flag, which orders nothing, and take the fast paths, so
+ * ThreadSanitizer reports the plain data as a race if up_write() or
+ * up_read() does not release.  The race below meets that case only where
+ * a fast-path unlock happens to meet a fast-path lock: in one run of
+ * `kscale mutate rwsem`, v4.6's __up_write() made relaxed went unreported.
+ */
+struct handover {
+	const struct version *v;
+	struct rwsem_storage sem;
+	unsigned long data, seen;
+	int step;
+};
+
+static void step_to(struct handover *h, int step)
+{
+	__atomic_store_n(&h->step, step, __ATOMIC_RELAXED);
+}
+
+static void step_wait(struct handover *h, int step)
+{
+	while (__atomic_load_n(&h->step, __ATOMIC_RELAXED) != step)
+		cpu_relax();
+}
+
+static void handover_fn(struct test_thread *t)
+{
+	struct handover *h = t->arg;
+	const struct rwsem_ops *ops = h->v->ops;
+	struct optimistic_spin_node node;
+
+	task_start(&node, t->id);
+	if (t->id == 0) {
+		ops->down_write(&h->sem);
+		h->data = 1;
+		ops->up_write(&h->sem);
+		step_to(h, 1);
+		step_wait(h, 2);
+		ops->down_write(&h->sem);
+		h->data = 2;
+		ops->up_write(&h->sem);
+	} else {
+		step_wait(h, 1);
+		ops->down_read(&h->sem);
+		h->seen = h->data;
+		ops->up_read(&h->sem);
+		step_to(h, 2);
+	}
+}
+
+static void test_unlocks_release_to_the_next_holder(void **state)
+{
+	const struct version *v;
+
+	for_each_version(v) {
+		struct handover h = { .v = v };
+
+		v->ops->init(&h.sem);
+		test_race(2, handover_fn, &h);
+		assert_int_equal(h.seen, 1);
+		assert_int_equal(h.data, 2);
+		assert_released(v, &h.sem);
+	}
+}
+
 /* 2. The race: exclusion, trylocks, downgrades, no lost wake-up. */
 
 struct race {
@@ -1246,7 +1313,8 @@ static void test_reader_handoff_beats_spinning_writers(void **state)
 
 		upstream()->ops->init(&h->sem);
 		test_race_tasks(3, 2, reader_handoff_task, h);
-		if (h->violations || h->late || h->handoff_after ||
+		if (h->violations || h->late ||
+		    (sched_fifo && h->handoff_after) ||
 		    (h->handoff_seen && h->handoff_ns < RH_EARLY_NS))
 			fprintf(stderr, "upstream: run %d: %lu steals, reader "
 				"got it after %.2f ms, handoff %s at %.2f ms, "
@@ -1258,7 +1326,6 @@ static void test_reader_handoff_beats_spinning_writers(void **state)
 		assert_int_equal(h->stuck, 0);
 		assert_int_equal(h->violations, 0);
 		assert_true(h->reader_got);
-		assert_false(h->handoff_after);
 		if (h->handoff_seen) {
 			/* not before the reader had waited RWSEM_WAIT_TIMEOUT */
 			assert_true(h->handoff_ns >= RH_EARLY_NS);
@@ -1266,9 +1333,17 @@ static void test_reader_handoff_beats_spinning_writers(void **state)
 			pokes += h->poked;
 		}
 		assert_released(upstream(), &h->sem);
+		/*
+		 * The bit after the grant is timing's too: a writer queued
+		 * behind the reader that has waited RWSEM_WAIT_TIMEOUT sets
+		 * it itself (rwsem_try_write_lock()), and a host that stalls
+		 * tasks for milliseconds lets it (1 run in 12 or so under
+		 * ThreadSanitizer beside a busy CPU).
+		 */
 		if (sched_fifo) {
 			assert_int_equal(h->late, 0);
 			assert_false(h->starved);
+			assert_false(h->handoff_after);
 		}
 		free(h);
 	}
@@ -1380,6 +1455,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_path_alone),
+		cmocka_unit_test(test_unlocks_release_to_the_next_holder),
 		cmocka_unit_test(test_exclusion_and_no_lost_wakeup),
 		cmocka_unit_test(test_downgrade_wakes_queued_readers),
 		cmocka_unit_test(test_up_write_wakes_every_queued_reader),
