@@ -342,8 +342,8 @@ lkp ncompare: 0" ]]'
 			expect_stats "$tmp/rt-$side/stats.json" "$tmp/rt-$side/kscale.output" kscale.
 	done
 	check "lkp run a: nr_threads 1 ran 1 thread (--cpus=1)" eval '
-		grep -o "\"kscale\.[^\"]*\"" "$tmp/rt-a/stats.json" | grep -q "compact\.1\." &&
-		! grep -o "\"kscale\.[^\"]*\"" "$tmp/rt-a/stats.json" | grep -qv "compact\.1\."'
+		grep -o "\"kscale\.[^\"]*\"" "$tmp/rt-a/stats.json" | grep "compact\.1\." >/dev/null &&
+		! grep -o "\"kscale\.[^\"]*\"" "$tmp/rt-a/stats.json" | grep -v "compact\.1\." >/dev/null'
 	check "lkp run a: nothing failed" eval \
 		'! grep -q "\.fail\"" "$tmp/rt-a/stats.json" || (($(nproc) < 2))'
 	check "lkp run b: the migrate=1 points failed, lkp recorded exit status 1" eval '

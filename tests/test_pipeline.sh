@@ -93,7 +93,7 @@ png_ok() {
 compare_says() {
 	local pattern=$1
 	shift
-	"$root/scripts/kscale-compare" "$@" | grep -q -- "$pattern"
+	"$root/scripts/kscale-compare" "$@" | grep -- "$pattern" >/dev/null
 }
 
 # plot_into DIR RESULTS ARGS...: kscale plot writes its files into DIR.

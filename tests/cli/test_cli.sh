@@ -765,7 +765,7 @@ test_predict() {
 
 	run "$kscale" predict --help
 	check "kscale predict --help" expect_usage predict
-	if ! "$bench" --help 2>&1 | grep -q -- '--profile'; then
+	if ! "$bench" --help 2>&1 | grep -- '--profile' >/dev/null; then
 		printf 'skipping kscale predict on a real run: %s has no --profile\n' "$bench"
 		return
 	fi
