@@ -579,19 +579,24 @@ static void test_spinner_lets_a_host_thread_leave_the_host(void **state)
 }
 
 /*
- * Task 0 spins on a lock that task 1 holds on CPU 1 for RELAX_HOLD_MS,
- * giving the host CPU away once a tick of the coarse clock; task 2, on
- * CPU 0 too and always runnable, is switched in at each such yield and
- * gives the CPU back.
+ * Task 0 spins on a lock that task 1 holds on CPU 1 until task 0 has
+ * spun RELAX_HOLD_MS, giving the host CPU away once a tick of the coarse
+ * clock; task 2, on CPU 0 too and always runnable, is switched in at each
+ * such yield and gives the CPU back.  (Held a fixed time from task 1's
+ * side, the spin was under two ticks in a CI-like run, task 0 reaching
+ * the lock late on a busy host, and the test failed.)
  * That is no host sleep in a section: none may be counted (real_lookup
  * at 64 tasks a CPU counted 476-865 a run, and compare marked them).
  */
 #define RELAX_HOLD_MS	50
+#define RELAX_GIVE_UP_MS 5000	/* task 0 never spun: fail, not hang */
 
 struct relaxing {
 	spinlock_t lock;
 	int held;		/* task 1 holds the lock */
 	int done;		/* task 0 took it */
+	int spinning;		/* task 0 is about to spin, */
+	double spin_start;	/* since then */
 	double spun_ms;		/* task 0's wait for it */
 };
 
@@ -604,13 +609,17 @@ static void relaxing_task(struct test_thread *t)
 		spin_lock(&r->lock);
 		WRITE_ONCE(r->held, 1);
 		start = test_now_ms();
-		while (test_now_ms() - start < RELAX_HOLD_MS)
+		while ((!__atomic_load_n(&r->spinning, __ATOMIC_ACQUIRE) ||
+			test_now_ms() - r->spin_start < RELAX_HOLD_MS) &&
+		       test_now_ms() - start < RELAX_GIVE_UP_MS)
 			barrier();
 		spin_unlock(&r->lock);
 	} else if (t->id == 0) {
 		while (!READ_ONCE(r->held))
 			cond_resched();
 		start = test_now_ms();
+		r->spin_start = start;
+		__atomic_store_n(&r->spinning, 1, __ATOMIC_RELEASE);
 		spin_lock(&r->lock);
 		r->spun_ms = test_now_ms() - start;
 		spin_unlock(&r->lock);
