@@ -258,13 +258,12 @@ static int check_memory(struct kscale_run *run, struct fault_run *fr,
 
 /*
  * Each node's zone holds, before the tasks run, the pages its tasks can
- * hold at once: a pass's data pages and its object's index pages (2.6.7's
- * swap vector: one a 512 entries, at most two more), within the mount's
- * size limit.
+ * hold at once: a pass's data pages and its object's index pages, within
+ * the mount's size limit.
  */
 static void zone_reserve(struct kscale_run *run, struct fault_run *fr)
 {
-	unsigned long index = fr->pages / 256 + 2, need;
+	unsigned long index = shmem_index_pages_max(fr->pages), need;
 	int node, i, tasks;
 
 	for (node = 0; node < nr_node_ids; node++) {

@@ -115,10 +115,10 @@ static void sf_put(struct sf_obj *o)
 	__atomic_fetch_add(&s.fputs, 1, __ATOMIC_RELAXED);
 }
 
-/* An object's most pages: `faulted` of `size`, and 2.6.7's index pages. */
+/* An object's most pages: `faulted` of `size`, and its index pages. */
 static unsigned long sf_obj_pages(unsigned long faulted, unsigned long size)
 {
-	return faulted + size / 256 + 2;
+	return faulted + shmem_index_pages_max(size);
 }
 
 /*

@@ -82,6 +82,16 @@ void shmem_fault_page_shift(unsigned int shift);
 void mm_2_6_7_reset(void);
 void mm_upstream_reset(void);
 
+/*
+ * For mm_reserve(): the index pages an object of `pages` may take, at the
+ * most (2.6.7's swap vector: one a 512 entries, at most two more),
+ * counted as one a 256.
+ */
+static inline unsigned long shmem_index_pages_max(unsigned long pages)
+{
+	return pages / 256 + 2;
+}
+
 /* This thread's takes of, and waits for, the superblock stat_lock. */
 extern __thread struct lock_class_stats stat_lock_stat;
 
