@@ -590,6 +590,7 @@ static void test_spinner_lets_a_host_thread_leave_the_host(void **state)
  */
 #define RELAX_HOLD_MS	50
 #define RELAX_GIVE_UP_MS 5000	/* task 0 never spun: fail, not hang */
+#define RELAX_TRIES	5
 
 struct relaxing {
 	spinlock_t lock;
@@ -632,19 +633,32 @@ static void relaxing_task(struct test_thread *t)
 
 static void test_spinners_yield_is_no_host_sleep(void **state)
 {
-	static struct relaxing r = { __SPIN_LOCK_UNLOCKED };
+	static struct relaxing r;
 	struct timespec tick;
 	unsigned long before;
+	int try;
 
 	need_fifo();
 	if (test_task_cpus() < 2) {
 		print_message("skipped: needs two CPUs\n");
 		skip();
 	}
-	before = sched_host_sleeps();
-	test_race_tasks(3, 2, relaxing_task, &r);
-	/* long enough for cpu_relax() to have yielded, twice */
 	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
+	/*
+	 * A host busy with other SCHED_FIFO work can keep task 0 from the
+	 * lock until task 1 gives up: such a try spun too little to count,
+	 * and the next one runs.
+	 */
+	for (try = 0; try < RELAX_TRIES; try++) {
+		r = (struct relaxing){ .lock = __SPIN_LOCK_UNLOCKED };
+		before = sched_host_sleeps();
+		test_race_tasks(3, 2, relaxing_task, &r);
+		/* long enough for cpu_relax() to have yielded, twice */
+		if (r.spun_ms * 1e6 > 2 * tick.tv_nsec)
+			break;
+		print_message("try %d: task 0 spun %.2f ms only\n", try,
+			      r.spun_ms);
+	}
 	assert_true(r.spun_ms * 1e6 > 2 * tick.tv_nsec);
 	assert_int_equal(sched_host_sleeps() - before, 0);
 }
