@@ -5,7 +5,8 @@
  * it.  A spinlock holder never lets another task onto its CPU; a task
  * asleep on a timer lets the others run and gets its CPU back from a
  * task that never sleeps; a thousand tasks on the CPUs there are all make
- * progress; a wake-up onto a busy CPU sets its need_resched; on_cpu is
+ * progress; a wake-up onto a busy CPU sets its need_resched, and one that
+ * races a sleeper's last look at its condition is not lost; on_cpu is
  * false for a task that sleeps or waits for its turn; scheduling while
  * atomic is a BUG; a task the host put to sleep while atomic gets its
  * CPU back from the one the host ran instead, and the sleep is counted.
@@ -38,6 +39,7 @@
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/sched.h"
 #include "../lib/kernel/spinlock.h"
+#include "../lib/sys/affinity.h"
 #include "../lib/sys/futex.h"
 #include "helpers.h"
 
@@ -299,6 +301,74 @@ static void test_wakeup_onto_busy_cpu_sets_need_resched(void **state)
 	assert_int_equal(w.runner_saw, 1);
 	assert_int_equal(w.queued_on_cpu, 1);	/* off the CPU, not woken yet */
 	assert_int_equal(w.woken, 1);
+}
+
+/*
+ * The store-buffering race of every sleep and wake-up: the sleeper sets
+ * its state and then reads the condition, the waker sets the condition
+ * and then reads the state (wake_up_process()).  Each needs a full
+ * barrier between its store and its load (set_current_state()'s, and
+ * try_to_wake_up()'s smp_mb__after_spinlock()), or both may read the old
+ * value: the sleeper goes to sleep and the waker sees it running.
+ * Round after round the two start together, the waker a random few
+ * cycles late; a round lost a wake-up if the sleeper missed the
+ * condition and is still TASK_UNINTERRUPTIBLE once the waker is done.
+ */
+#define SB_ROUNDS	200000
+
+struct store_buffering {
+	struct task_struct *sleeper;
+	unsigned long go, done;		/* rounds started, sleeper finished */
+	unsigned long cond;
+	int lost;
+};
+
+static void sb_thread(struct test_thread *t)
+{
+	struct store_buffering *sb = t->arg;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	unsigned long r;
+	unsigned int n;
+
+	affinity_pin(t->id);
+	if (t->id == 0) {
+		WRITE_ONCE(sb->sleeper, current);
+		for (r = 1; r <= SB_ROUNDS; r++) {
+			while (__atomic_load_n(&sb->go, __ATOMIC_ACQUIRE) != r)
+				;
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			if (smp_load_acquire(&sb->cond) == r)
+				__set_current_state(TASK_RUNNING);
+			smp_store_release(&sb->done, r);
+		}
+		return;
+	}
+	while (!READ_ONCE(sb->sleeper))
+		;
+	for (r = 1; r <= SB_ROUNDS; r++) {
+		smp_store_release(&sb->go, r);
+		for (n = kscale_rand64(&rng) % 64; n; n--)
+			barrier();
+		smp_store_release(&sb->cond, r);
+		wake_up_process(sb->sleeper);
+		while (smp_load_acquire(&sb->done) != r)
+			;
+		if (READ_ONCE(sb->sleeper->state) != TASK_RUNNING)
+			sb->lost++;
+		WRITE_ONCE(sb->sleeper->state, TASK_RUNNING);
+	}
+}
+
+static void test_wakeup_races_no_sleeper_into_sleep(void **state)
+{
+	static struct store_buffering sb;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		skip();
+	test_race(2, sb_thread, &sb);
+	print_message("%d of %d rounds lost their wake-up\n", sb.lost,
+		      SB_ROUNDS);
+	assert_int_equal(sb.lost, 0);
 }
 
 /* In a child: a task that sleeps holding a spinlock must die of it. */
@@ -872,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_timer_sleep_lets_others_run_then_returns),
 		cmocka_unit_test(test_a_thousand_tasks_all_make_progress),
 		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
+		cmocka_unit_test(test_wakeup_races_no_sleeper_into_sleep),
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_given_back),
 		cmocka_unit_test(test_host_sleep_outside_a_section_keeps_the_cpu),

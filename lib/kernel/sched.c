@@ -400,12 +400,18 @@ static void poll_until_woken(struct task_struct *p)
  * try_to_wake_up(): 1 if p was not running.  A sleeper is queued on its
  * rq before it can see TASK_RUNNING (TASK_WAKING meanwhile), so it cannot
  * run, leave the window and drop its rq while the waker still uses them.
+ * The smp_mb() is try_to_wake_up()'s smp_mb__after_spinlock(): the
+ * caller's CONDITION=1 before the load of p->state, pairing with
+ * set_current_state()'s; without it a release store and this load pass
+ * each other on x86, and a sleeper that missed CONDITION is seen running.
  */
 int wake_up_process(struct task_struct *p)
 {
-	uint32_t old = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
+	uint32_t old;
 	struct rq *rq;
 
+	smp_mb();
+	old = __atomic_load_n(&p->state, __ATOMIC_SEQ_CST);
 	do {
 		if (old == TASK_RUNNING || old == TASK_WAKING)
 			return 0;
