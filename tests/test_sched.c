@@ -327,12 +327,13 @@ static void sb_thread(struct test_thread *t)
 {
 	struct store_buffering *sb = t->arg;
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	struct task_struct *sleeper;
 	unsigned long r;
 	unsigned int n;
 
 	affinity_pin(t->id);
 	if (t->id == 0) {
-		WRITE_ONCE(sb->sleeper, current);
+		smp_store_release(&sb->sleeper, current);
 		for (r = 1; r <= SB_ROUNDS; r++) {
 			while (__atomic_load_n(&sb->go, __ATOMIC_ACQUIRE) != r)
 				;
@@ -343,19 +344,19 @@ static void sb_thread(struct test_thread *t)
 		}
 		return;
 	}
-	while (!READ_ONCE(sb->sleeper))
+	while (!(sleeper = smp_load_acquire(&sb->sleeper)))
 		;
 	for (r = 1; r <= SB_ROUNDS; r++) {
 		smp_store_release(&sb->go, r);
 		for (n = kscale_rand64(&rng) % 64; n; n--)
 			barrier();
 		smp_store_release(&sb->cond, r);
-		wake_up_process(sb->sleeper);
+		wake_up_process(sleeper);
 		while (smp_load_acquire(&sb->done) != r)
 			;
-		if (READ_ONCE(sb->sleeper->state) != TASK_RUNNING)
+		if (READ_ONCE(sleeper->state) != TASK_RUNNING)
 			sb->lost++;
-		WRITE_ONCE(sb->sleeper->state, TASK_RUNNING);
+		WRITE_ONCE(sleeper->state, TASK_RUNNING);
 	}
 }
 
