@@ -113,16 +113,20 @@ class Machine:
             counts.add(self.nodes)
         return sorted(counts | {self.cpus})
 
-    @property
-    def tcg_threads(self):
-        """A host thread a vCPU up to 16 vCPUs; beyond, one for all.
-        Multi-threaded TCG hung 64-vCPU boots 8 times in 13 (BOOTS), and
-        its threads contending qemu's lock reached /init later (60-100 s,
-        against 20-57 s single-threaded); single-threaded, a spinning vCPU
-        holds the one thread for its turn, so lock handoffs take a round
-        of every vCPU: torture on 12 vCPUs ran over 13 min (27 s on 4
-        multi-threaded)."""
-        return "multi" if self.cpus <= 16 else "single"
+    def tcg_threads(self, host_cpus):
+        """A host thread a vCPU where each has a host CPU of its own, up
+        to 16 vCPUs; otherwise one thread for all.  Multi-threaded TCG
+        hung 64-vCPU boots 8 times in 13 (BOOTS), and its threads
+        contending qemu's lock reached /init later (60-100 s, against
+        20-57 s single-threaded); single-threaded, a spinning vCPU holds
+        the one thread for its turn, so lock handoffs take a round of
+        every vCPU: torture on 12 vCPUs ran over 13 min (27 s on 4
+        multi-threaded).  But vCPU threads beyond the host's CPUs are
+        preempted by the host inside the model's spinlock sections: on 2
+        host CPUs, 4 vCPUs ran real_lookup's sharded, immutable and
+        parallel rows at 113-12,000 ops/s against 78,000-350,000
+        single-threaded, and left a thread at 0 in 1 run of 3."""
+        return "multi" if self.cpus <= min(16, host_cpus) else "single"
 
     def qemu_args(self):
         sockets, per = self.nodes, self.cpus_per_node
@@ -167,7 +171,8 @@ def parse_args(argv):
     p.add_argument("--tcg-threads", choices=("auto", "single", "multi"),
                    default="auto",
                    help="qemu's TCG threads: one a vCPU (multi) or one for "
-                   "all (single); auto: multi up to 16 CPUs, single beyond "
+                   "all (single); auto: multi up to 16 CPUs where each has a "
+                   "host CPU, else single "
                    "(docs/vm-test.md, \"How\")")
     p.add_argument("--only", metavar="ITEM,...",
                    help="run and judge only these items of the checklist: "
@@ -191,7 +196,8 @@ def parse_args(argv):
         raise KscaleError(f"--mem-per-node={a.mem_per_node}: at least 128 MiB")
     if a.tcg_threads == "auto":
         a.tcg_threads = Machine(a.cpus, a.nodes, a.threads_per_core,
-                                a.mem_per_node).tcg_threads
+                                a.mem_per_node).tcg_threads(
+                                    len(os.sched_getaffinity(0)))
     # the host threads the vCPUs share (Machine.until_counted)
     a.host_threads = (1 if a.tcg_threads == "single" else
                       min(a.cpus, len(os.sched_getaffinity(0))))

@@ -5,6 +5,7 @@ import os
 import re
 import tempfile
 import unittest
+from unittest import mock
 
 from kscale_analysis import vmtest
 
@@ -176,13 +177,22 @@ class MachineTest(unittest.TestCase):
         self.assertEqual(m.sweep("spread"), [1, 2, 4, 6])
 
     def test_many_vcpus_share_one_tcg_thread(self):
-        self.assertEqual(vmtest.Machine(4, 2, 2, 512).tcg_threads, "multi")
-        self.assertEqual(vmtest.Machine(16, 4, 2, 512).tcg_threads, "multi")
-        self.assertEqual(vmtest.Machine(64, 8, 2, 512).tcg_threads, "single")
+        self.assertEqual(vmtest.Machine(4, 2, 2, 512).tcg_threads(64), "multi")
+        self.assertEqual(vmtest.Machine(16, 4, 2, 512).tcg_threads(64), "multi")
+        self.assertEqual(vmtest.Machine(64, 8, 2, 512).tcg_threads(64), "single")
+
+    def test_vcpus_beyond_the_host_cpus_share_one_tcg_thread(self):
+        self.assertEqual(vmtest.Machine(4, 2, 2, 512).tcg_threads(2), "single")
+        self.assertEqual(vmtest.Machine(2, 2, 1, 512).tcg_threads(2), "multi")
 
     def test_tcg_threads_auto_or_as_told(self):
         self.assertEqual(vmtest.parse_args([]).tcg_threads, "single")
-        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).tcg_threads, "multi")
+        with mock.patch.object(vmtest.os, "sched_getaffinity", return_value={0, 1}):
+            self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).tcg_threads,
+                             "single")
+        with mock.patch.object(vmtest.os, "sched_getaffinity", return_value=set(range(8))):
+            self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).tcg_threads,
+                             "multi")
         self.assertEqual(vmtest.parse_args(["--tcg-threads=multi"]).tcg_threads, "multi")
         self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2", "--tcg-threads=single"])
                          .tcg_threads, "single")
@@ -194,8 +204,11 @@ class MachineTest(unittest.TestCase):
         m = vmtest.Machine(cpus=4, nodes=2, threads_per_core=2, mem_per_node=512)
         self.assertEqual(m.until_counted(4, 0.4), 0.4)
         self.assertEqual(vmtest.parse_args([]).host_threads, 1)
-        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).host_threads,
+        self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2",
+                                            "--tcg-threads=multi"]).host_threads,
                          min(4, len(os.sched_getaffinity(0))))
+        with mock.patch.object(vmtest.os, "sched_getaffinity", return_value={0, 1}):
+            self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).host_threads, 1)
 
     def test_a_cpu_offline_leaves_the_others(self):
         m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
