@@ -194,13 +194,12 @@ def parse_args(argv):
                           f"times --threads-per-core={a.threads_per_core}")
     if a.mem_per_node < 128:
         raise KscaleError(f"--mem-per-node={a.mem_per_node}: at least 128 MiB")
+    host_cpus = len(os.sched_getaffinity(0))
     if a.tcg_threads == "auto":
         a.tcg_threads = Machine(a.cpus, a.nodes, a.threads_per_core,
-                                a.mem_per_node).tcg_threads(
-                                    len(os.sched_getaffinity(0)))
+                                a.mem_per_node).tcg_threads(host_cpus)
     # the host threads the vCPUs share (Machine.until_counted)
-    a.host_threads = (1 if a.tcg_threads == "single" else
-                      min(a.cpus, len(os.sched_getaffinity(0))))
+    a.host_threads = 1 if a.tcg_threads == "single" else min(a.cpus, host_cpus)
     if a.boot_timeout is None:
         a.boot_timeout = max(300, 5 * a.cpus)
     if min(a.duration, a.torture_seconds, a.item_timeout, a.timeout,
