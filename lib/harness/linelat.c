@@ -113,8 +113,7 @@ failed:
 	return NULL;
 }
 
-/* ns one way between CPUs a and b, or a negative number. */
-static double pingpong(int a, int b)
+double linelat_pingpong(int a, int b)
 {
 	struct pingpong *p = aligned_alloc(SMP_CACHE_BYTES, sizeof(*p));
 	pthread_t thread[2];
@@ -184,15 +183,9 @@ static int real_node(int cpu)
 	return node < 0 ? 0 : node;
 }
 
-enum { PAIR_SMT, PAIR_NODE, PAIR_REMOTE, NR_PAIRS };
-
 static const char *const pair_name[NR_PAIRS] = { "smt", "node", "remote" };
 
-/*
- * The first allowed CPU's partner of each kind, or -1.  Nodes are the
- * real ones, even under --numa-emulate.
- */
-static void choose_pairs(const struct topology *t, int a, int *b)
+void linelat_pairs(const struct topology *t, int a, int *b)
 {
 	int *sib, nr_sib = siblings(a, &sib), i, cpu;
 
@@ -215,7 +208,7 @@ static void choose_pairs(const struct topology *t, int a, int *b)
 	free(sib);
 }
 
-static int threads_per_core(const struct topology *t)
+int linelat_threads_per_core(const struct topology *t)
 {
 	int i, nr, max = 1, *sib;
 
@@ -234,14 +227,14 @@ void linelat_record(const struct topology *t, const char *prog)
 	size_t off = 0, told = 0;
 	double ns;
 
-	choose_pairs(t, a, b);
+	linelat_pairs(t, a, b);
 	for (i = 0; i < NR_PAIRS; i++) {
 		ns = -1;
 		if (i == PAIR_REMOTE && t->emulated)
 			snprintf(value, sizeof(value), "none (nodes emulated)");
 		else if (b[i] < 0)
 			snprintf(value, sizeof(value), "none");
-		else if ((ns = pingpong(a, b[i])) < 0)
+		else if ((ns = linelat_pingpong(a, b[i])) < 0)
 			snprintf(value, sizeof(value), "none (timed out)");
 		else
 			snprintf(value, sizeof(value), "%.1f", ns);
@@ -256,6 +249,7 @@ void linelat_record(const struct topology *t, const char *prog)
 				 ns >= 0 ? " ns" : "");
 	}
 	kscale_add_context("line_pairs", "%s", off ? pairs : "none");
-	kscale_add_context("threads_per_core", "%d", threads_per_core(t));
+	kscale_add_context("threads_per_core", "%d",
+			   linelat_threads_per_core(t));
 	fprintf(stderr, "%s: cache-line transfer, one way: %s\n", prog, said);
 }

@@ -21,6 +21,18 @@
 #define PINGPONG_TRIPS		1000	/* round trips a round */
 #define PINGPONG_ROUNDS		7
 
+enum { PAIR_SMT, PAIR_NODE, PAIR_REMOTE, NR_PAIRS };
+
+/* ns one way between CPUs a and b, or a negative number. */
+double linelat_pingpong(int a, int b);
+/*
+ * CPU a's partner of each kind (b[PAIR_*]) among t's, or -1.  Nodes are
+ * the real ones, even under --numa-emulate.
+ */
+void linelat_pairs(const struct topology *t, int a, int *b);
+/* The most SMT siblings any of t's CPUs has. */
+int linelat_threads_per_core(const struct topology *t);
+
 /* Measure and record; prog names the binary on stderr. */
 void linelat_record(const struct topology *t, const char *prog);
 

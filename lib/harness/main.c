@@ -26,6 +26,9 @@
 #include "perf.h"
 #include "progress.h"
 #include "window.h"
+#ifdef KSCALE_SIM
+#include "window_sim.h"
+#endif
 
 struct registry {
 	const struct kscale_model *m;
@@ -135,6 +138,29 @@ static void register_all(struct registry *r)
 	free(knob);
 }
 
+/*
+ * --sim: the model rows.  A host row named is refused; `all` leaves the
+ * host rows out, saying so in the context.
+ */
+static void select_sim_variants(struct registry *r)
+{
+	bool named = r->o->variants && strcmp(r->o->variants, "all");
+	int i;
+
+	for (i = 0; i < kscale_variants.nr; i++) {
+		if (!r->o->variant_on[i] || !kscale_variants.rows[i].host)
+			continue;
+		if (named) {
+			snprintf(err, sizeof(err), "--sim: variant %s runs the "
+				 "host's own path, which cannot be simulated "
+				 "(the model variants can)",
+				 kscale_variants.rows[i].name);
+			die(r->m->name, err);
+		}
+		r->o->variant_on[i] = false;
+	}
+}
+
 static void select_names(struct registry *r)
 {
 	const struct kscale_model *m = r->m;
@@ -155,6 +181,8 @@ static void select_names(struct registry *r)
 			   r->o->variant_on, err, sizeof(err)))
 		die(m->name, err);
 	free(names);
+	if (r->o->sim)
+		select_sim_variants(r);
 }
 
 /* --cpus, `sweep` without it; the placement is refused here, before init. */
@@ -219,8 +247,16 @@ static void dry_run(const struct registry *r)
 static void setup_topology(struct registry *r, struct topology *t,
 			   struct kscale_options *o)
 {
+#ifdef KSCALE_SIM
+	if (o->numa_emulate)
+		die(r->m->name, "--sim: the machine has its own nodes "
+		    "(--numa-emulate is for the host's)");
+	if (kscale_sim_setup(o, t, err, sizeof(err)))
+		die(r->m->name, err);
+#else
 	if (topology_from_system(t, err, sizeof(err)))
 		die(r->m->name, err);
+#endif
 	if (o->numa_emulate && topology_emulate(t, o->numa_emulate, err,
 						sizeof(err)))
 		die(r->m->name, err);
@@ -346,6 +382,40 @@ static void report_calibration(const char *prog)
 	kscale_add_context("calibration", "%s", summary);
 }
 
+/*
+ * --sim runs the simulator's build of this binary (sim/NAME beside
+ * bench/NAME in the build tree): the same code with lib/sim's
+ * instrumentation, which the host runs are spared.
+ */
+static void sim_binary(const struct kscale_options *o,
+		       const struct kscale_model *m, char **argv)
+{
+#ifdef KSCALE_SIM
+	if (!o->sim)
+		die(m->name, "this is the simulator's build: give --sim=MACHINE "
+		    "(or run bench/NAME)");
+#else
+	char self[4096], *path, *slash;
+	ssize_t n;
+
+	if (!o->sim || o->help || o->list)
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		die(m->name, "--sim: cannot find this binary (/proc/self/exe)");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	if (asprintf(&path, "%s/../sim/%s", self, slash + 1) < 0)
+		die(m->name, "out of memory");
+	execv(path, argv);
+	snprintf(err, sizeof(err), "--sim: cannot run the simulator's build "
+		 "%s: %s (scripts/kscale setup builds it)", path,
+		 strerror(errno));
+	die(m->name, err);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	const struct kscale_model *m = &kscale_model;
@@ -358,6 +428,7 @@ int main(int argc, char **argv)
 	r.t = &t;
 	if (options_parse(&o, m, argc, argv, err, sizeof(err)))
 		die(m->name, err);
+	sim_binary(&o, m, argv);
 	if (o.help || o.list) {
 		o.help ? options_usage(m) : options_list(m);
 		return 0;
@@ -385,7 +456,7 @@ int main(int argc, char **argv)
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
 	context_add_host_variants();
-	if (o.profile)
+	if (o.profile && !o.sim)
 		linelat_record(&t, m->name);
 	if (m->init && m->init(&o, err, sizeof(err)))
 		die(m->name, err);

@@ -59,6 +59,16 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			KSCALE_FROM(1, MAX_INT), "the real nodes",
 			"split the allowed CPUs into N pretend nodes\n"
 			"(memory not bound)"),
+		KSCALE_FLAG_STRING("sim", "MACHINE", &o->sim, NULL, "off",
+			"run the model variants simulated, in virtual time, on\n"
+			"MACHINE's virtual CPUs: a configs/machines name, a\n"
+			".conf path, or here (this machine, measured);\n"
+			"--cpus and --placement then count its CPUs\n"
+			"(docs/sim.md)"),
+		KSCALE_FLAG_INT("sim-seed", "N", &o->sim_seed,
+			KSCALE_FROM(1, MAX_INT), "1",
+			"the simulation's seed: the same seed, the same\n"
+			"result"),
 		KSCALE_FLAG_BOOL("oversubscribe", &o->oversubscribe, "0",
 			"allow more threads than CPUs"),
 		KSCALE_FLAG_INT("slice-us", "N", &o->slice_us,

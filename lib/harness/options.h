@@ -21,6 +21,8 @@ struct kscale_options {
 	double watchdog;		/* --watchdog: s a run may hang */
 	int numa_emulate;
 	int slice_us;			/* model tasks' time slice, 0: CFS's */
+	const char *sim;		/* --sim=MACHINE, or NULL */
+	int sim_seed;			/* --sim-seed, 0: 1 */
 	int preempt_full;		/* --preempt: 0 none, 1 full */
 	bool perf;			/* --perf: profile host variants */
 	bool profile;			/* --profile: lockstat (models) */

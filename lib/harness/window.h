@@ -42,6 +42,7 @@ struct kscale_bench {
 	pthread_cond_t gate_cond;
 	bool *arrived;			/* [nr_threads] */
 	int nr_arrived;
+	uint64_t gate_ns;		/* simulated: virtual time the gate opened */
 	uint32_t gate_open;		/* a futex word: the threads go */
 	bool *left;			/* [nr_threads]: out of the loop */
 	pthread_t controller;
@@ -62,6 +63,22 @@ struct snapshot {
 
 /* After b's plan and timings are set; 0 or -1. */
 int kscale_bench_init(struct kscale_bench *b);
+/* Google Benchmark's threads: window.c on the host, window_sim.c simulated. */
 void kscale_bench_thread(void *arg, int thread, struct kb_result *res);
+
+/* window_run.c: what both windows do. */
+/* The run's threads, its set-up on thread 0's CPU: false if it failed. */
+bool run_prepare(struct kscale_bench *b);
+/* After run_prepare(), when the run will not start after all. */
+void run_abandon(struct kscale_bench *b);
+/* A thread's own set-up before the gate: false if it failed. */
+bool thread_setup(struct kscale_bench *b, struct kscale_thread *t);
+/* Past the gate: the loop (if ok), then out of the scheduler. */
+void thread_run(struct kscale_bench *b, struct kscale_thread *t, bool ok);
+/* The window's counters of every run; returns the operations in it. */
+double set_counters(struct kscale_bench *b, const struct snapshot *start,
+		    const struct snapshot *end, double cpu_window);
+/* Teardown and the counters into res. */
+void run_finish(struct kscale_bench *b, struct kb_result *res);
 
 #endif

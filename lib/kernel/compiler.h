@@ -51,9 +51,15 @@
  */
 #define CPU_RELAX_CHECK		1024
 
+extern __thread int cpu_relax_yielding;	/* sched.c */
+
+#ifdef KSCALE_SIM
+/* lib/sim: the CPU parks until a line it spun on is written. */
+void sim_relax(void);
+#define cpu_relax()	sim_relax()
+#else
 static __thread unsigned int cpu_relax_spins;
 static __thread long cpu_relax_tick;
-extern __thread int cpu_relax_yielding;	/* sched.c */
 
 static inline void cpu_relax(void)
 {
@@ -75,6 +81,7 @@ static inline void cpu_relax(void)
 	barrier();
 #endif
 }
+#endif
 
 #define WARN_ON(cond)	kscale_warn_on(!!(cond), #cond, __FILE__, __LINE__)
 int kscale_warn_on(int cond, const char *what, const char *file, int line);

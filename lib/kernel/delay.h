@@ -13,12 +13,19 @@
 
 static inline uint64_t rdtsc(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(KSCALE_SIM)
+	return sim_rdtsc();
+#elif defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
 #else
 	return rdtsc_ordered();
 #endif
 }
+
+#ifdef KSCALE_SIM
+extern struct sim_cpu *sim_cpu_running;
+void sim_delay(uint64_t ns);
+#endif
 
 static inline void ndelay(unsigned long ns)
 {
@@ -26,6 +33,13 @@ static inline void ndelay(unsigned long ns)
 
 	if (!ns)
 		return;
+#ifdef KSCALE_SIM
+	/* lib/sim: the running CPU's clock moves on, scaled */
+	if (sim_cpu_running) {
+		sim_delay(ns);
+		return;
+	}
+#endif
 	end = rdtsc() + (uint64_t)(ns * tsc_per_ns);
 	while (rdtsc() < end)
 		barrier();

@@ -89,7 +89,13 @@ extern bool sched_fifo;
 extern bool sched_wake_poll;
 extern uint64_t sched_wake_poll_ns;
 
+#ifdef KSCALE_SIM
+/* lib/sim/sched.c: the running simulated task's, or the host thread's */
+struct task_struct *sim_current(void);
+#define current			(sim_current())
+#else
 #define current			(&current_task)
+#endif
 
 static inline bool need_resched(void)
 {

@@ -20,9 +20,16 @@ extern double tsc_per_ns;
 /* 0, or -1 with the reason in err. */
 int tsc_calibrate(char *err, size_t len);
 
+#ifdef KSCALE_SIM
+/* lib/sim: the running CPU's virtual clock in cycles, or the host's. */
+uint64_t sim_rdtsc(void);
+#endif
+
 static inline uint64_t rdtsc_ordered(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(KSCALE_SIM)
+	return sim_rdtsc();
+#elif defined(__x86_64__) || defined(__i386__)
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `--sim=here`: this machine as the simulator's machine, every figure
+ * measured now (built without the simulator's instrumentation, so that
+ * its loads and stores are the host's own):
+ *  - line_ns_*: linelat's ping-pong (linelat.h), half a round trip;
+ *  - hit_ns: what a load from a line in L1 adds to a loop of them: its
+ *    throughput, not its latency, as a core overlaps the loads the
+ *    simulator charges one after another;
+ *  - atomic_ns: a locked add to a line this CPU holds, less a hit;
+ *  - mem_ns_local: a chase through a random cycle of 64 MiB of lines;
+ *  - wake_ns: what the model scheduler's wake-up costs here: a futex wake
+ *    to a thread asleep on another CPU until it runs, half a round trip
+ *    of two threads waking each other (lib/kernel/sched.c's
+ *    wake_up_process() and sleep_until_woken());
+ *  - ctxsw_ns: one sched_yield() from one thread to another on one CPU
+ *    (the model scheduler's switch at a preemption point).
+ * Each is the median of HERE_ROUNDS rounds.  A machine with one node has
+ * no remote figures ("none"); with more, the remote memory figure is the
+ * local one plus the remote transfer's excess over the node's, an
+ * estimate.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../sys/affinity.h"
+#include "../sys/futex.h"
+#include "../sys/median.h"
+#include "linelat.h"
+#include "window_sim.h"
+
+#define HERE_ROUNDS	7
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double hit_ns(void)
+{
+	static volatile int word __attribute__((aligned(64)));
+	long i, n = 4000000;
+	double t = now_ns();
+
+	for (i = 0; i < n; i++)
+		(void)word;
+	return (now_ns() - t) / n;
+}
+
+static double atomic_ns(double hit)
+{
+	static int word __attribute__((aligned(64)));
+	long i, n = 2000000;
+	double t = now_ns();
+
+	for (i = 0; i < n; i++)
+		__asm__ __volatile__("lock; addl $1, %0" : "+m"(word) :: "memory");
+	t = (now_ns() - t) / n - hit;
+	return t > 0 ? t : 0;
+}
+
+static double mem_ns(void)
+{
+	size_t lines = (64 << 20) / 64, i, j, *perm;
+	char *buf = aligned_alloc(64, lines * 64);
+	long n = 2000000, k;
+	void **p;
+	double t;
+
+	perm = malloc(lines * sizeof(*perm));
+	if (!buf || !perm) {
+		free(buf);
+		free(perm);
+		return -1;
+	}
+	for (i = 0; i < lines; i++)
+		perm[i] = i;
+	srand(1);
+	for (i = lines - 1; i > 0; i--) {
+		j = (size_t)rand() % (i + 1);
+		k = perm[i];
+		perm[i] = perm[j];
+		perm[j] = k;
+	}
+	for (i = 0; i < lines; i++)
+		*(void **)(buf + perm[i] * 64) = buf + perm[(i + 1) % lines] * 64;
+	p = (void **)(buf + perm[0] * 64);
+	t = now_ns();
+	for (k = 0; k < n; k++)
+		p = *p;
+	t = (now_ns() - t) / n;
+	__asm__ __volatile__("" :: "r"(p));
+	free(perm);
+	free(buf);
+	return t;
+}
+
+struct pair {
+	int cpu[2];
+	uint32_t turn __attribute__((aligned(64)));
+	long rounds;
+	bool yield;
+	int failed;
+};
+
+static void *pair_side(struct pair *p, int me)
+{
+	long i;
+
+	if (affinity_pin(p->cpu[me])) {
+		__atomic_store_n(&p->failed, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	for (i = 0; i < p->rounds; i++) {
+		while (__atomic_load_n(&p->turn, __ATOMIC_ACQUIRE) !=
+		       (uint32_t)me) {
+			if (__atomic_load_n(&p->failed, __ATOMIC_ACQUIRE))
+				return NULL;
+			if (p->yield)
+				sched_yield();
+			else
+				futex(&p->turn, FUTEX_WAIT_BITSET, !me, NULL);
+		}
+		__atomic_store_n(&p->turn, !me, __ATOMIC_RELEASE);
+		if (!p->yield)
+			futex(&p->turn, FUTEX_WAKE, 1, NULL);
+	}
+	return NULL;
+}
+
+static void *pair_partner(void *arg)
+{
+	return pair_side(arg, 1);
+}
+
+/* ns a hand-over between two threads on cpu a and b, or -1. */
+static double handover_ns(int a, int b, bool yield)
+{
+	struct pair *p = aligned_alloc(64, sizeof(*p));
+	pthread_t partner;
+	double t;
+
+	memset(p, 0, sizeof(*p));
+	p->cpu[0] = a;
+	p->cpu[1] = b;
+	p->rounds = yield ? 20000 : 2000;
+	p->yield = yield;
+	if (pthread_create(&partner, NULL, pair_partner, p)) {
+		free(p);
+		return -1;
+	}
+	t = now_ns();
+	pair_side(p, 0);
+	pthread_join(partner, NULL);
+	t = (now_ns() - t) / (2 * p->rounds);
+	if (p->failed)
+		t = -1;
+	free(p);
+	return t;
+}
+
+static double median_of(double (*fn)(int, int, bool), int a, int b,
+			bool yield)
+{
+	double v[HERE_ROUNDS];
+	int i;
+
+	for (i = 0; i < HERE_ROUNDS; i++)
+		if ((v[i] = fn(a, b, yield)) < 0)
+			return -1;
+	return kscale_median(v, HERE_ROUNDS);
+}
+
+int sim_machine_here(const struct topology *t, struct sim_machine *m,
+		     char *err, size_t len)
+{
+	int a = t->cpus[0], b[NR_PAIRS], i;
+	double v[HERE_ROUNDS], line[NR_PAIRS];
+	long l1 = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+	struct affinity saved;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "here");
+	m->cpus = t->nr_cpus;
+	m->nodes = t->emulated ? 1 : t->nr_nodes;
+	m->threads_per_core = linelat_threads_per_core(t);
+	if (m->cpus % m->nodes || (m->cpus / m->nodes) % m->threads_per_core) {
+		snprintf(err, len, "here: %d CPUs on %d nodes, %d threads a "
+			 "core: not a machine the simulator can lay out",
+			 m->cpus, m->nodes, m->threads_per_core);
+		return -1;
+	}
+	m->line_bytes = l1 > 0 ? l1 : 64;
+	linelat_pairs(t, a, b);
+	for (i = 0; i < NR_PAIRS; i++)
+		line[i] = b[i] < 0 ? NAN : linelat_pingpong(a, b[i]);
+	m->line_ns_smt = line[PAIR_SMT];
+	m->line_ns_node = isnan(line[PAIR_NODE]) ? line[PAIR_SMT] :
+						   line[PAIR_NODE];
+	m->line_ns_remote = line[PAIR_REMOTE];
+	if (isnan(m->line_ns_node))
+		m->line_ns_node = 0;	/* one CPU: no transfer ever happens */
+	if (affinity_save(&saved) || affinity_pin(a)) {
+		snprintf(err, len, "here: cannot pin to CPU %d", a);
+		return -1;
+	}
+	for (i = 0; i < HERE_ROUNDS; i++)
+		v[i] = hit_ns();
+	m->hit_ns = kscale_median(v, HERE_ROUNDS);
+	for (i = 0; i < HERE_ROUNDS; i++)
+		v[i] = atomic_ns(m->hit_ns);
+	m->atomic_ns = kscale_median(v, HERE_ROUNDS);
+	m->mem_ns_local = mem_ns();
+	m->mem_ns_remote = isnan(m->line_ns_remote) ? NAN :
+		m->mem_ns_local + m->line_ns_remote - m->line_ns_node;
+	m->ctxsw_ns = median_of(handover_ns, a, a, true);
+	m->wake_ns = median_of(handover_ns, a, t->nr_cpus > 1 ? t->cpus[1] : a,
+			       false);
+	affinity_restore(&saved);
+	if (m->mem_ns_local < 0 || m->ctxsw_ns < 0 || m->wake_ns < 0) {
+		snprintf(err, len, "here: a measurement failed (out of memory "
+			 "or a CPU refused)");
+		return -1;
+	}
+	m->ghz = 0;	/* work is this machine's own: work_scale 1 */
+	return 0;
+}

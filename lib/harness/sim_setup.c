@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --sim: the machine, its topology, and the context (window_sim.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "kscale.h"
+#include "window_sim.h"
+
+/* This machine's clock, for work measured here and run there. */
+static double host_ghz(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mhz / 1000;
+}
+
+static void add_ns(const char *key, double v)
+{
+	if (isnan(v))
+		kscale_add_context(key, "none");
+	else
+		kscale_add_context(key, "%.1f", v);
+}
+
+static void context_add_sim(const struct sim_machine *m, uint64_t seed)
+{
+	kscale_add_context("sim_machine", "%s", m->name);
+	kscale_add_context("sim_seed", "%llu", (unsigned long long)seed);
+	kscale_add_context("sim_time", "virtual: every rate and time is the "
+			   "simulated machine's");
+	kscale_add_context("sim_cpus", "%d", m->cpus);
+	kscale_add_context("sim_nodes", "%d", m->nodes);
+	kscale_add_context("sim_threads_per_core", "%d", m->threads_per_core);
+	kscale_add_context("sim_line_bytes", "%d", m->line_bytes);
+	kscale_add_context("sim_work_scale", "%.3f", m->work_scale);
+	add_ns("sim_hit_ns", m->hit_ns);
+	add_ns("sim_line_ns_smt", m->line_ns_smt);
+	add_ns("sim_line_ns_node", m->line_ns_node);
+	add_ns("sim_line_ns_remote", m->line_ns_remote);
+	add_ns("sim_mem_ns_local", m->mem_ns_local);
+	add_ns("sim_mem_ns_remote", m->mem_ns_remote);
+	add_ns("sim_atomic_ns", m->atomic_ns);
+	add_ns("sim_wake_ns", m->wake_ns);
+	add_ns("sim_ctxsw_ns", m->ctxsw_ns);
+}
+
+int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
+		     char *err, size_t len)
+{
+	struct sim_machine *m = &kscale_sim.machine;
+	struct topology host;
+	int *cpus, *node, i, ret;
+	double ghz;
+
+	if (!strcmp(o->sim, "here")) {
+		if (topology_from_system(&host, err, len))
+			return -1;
+		ret = sim_machine_here(&host, m, err, len);
+		topology_free(&host);
+		if (ret)
+			return -1;
+		m->work_scale = 1;
+	} else {
+		if (sim_machine_load(o->sim, KSCALE_MACHINES_DIR, m, err, len))
+			return -1;
+		ghz = host_ghz();
+		if (ghz <= 0) {
+			snprintf(err, len, "--sim=%s: this machine's clock is "
+				 "unknown (/proc/cpuinfo has no cpu MHz): "
+				 "work measured here cannot be scaled", o->sim);
+			return -1;
+		}
+		m->work_scale = ghz / m->ghz;
+		kscale_add_context("sim_host_ghz", "%.3f", ghz);
+	}
+	cpus = malloc(m->cpus * sizeof(int));
+	node = malloc(m->cpus * sizeof(int));
+	for (i = 0; i < m->cpus; i++) {
+		cpus[i] = i;
+		node[i] = sim_machine_node(m, i);
+	}
+	ret = topology_init(t, cpus, node, m->cpus, false, err, len);
+	free(cpus);
+	free(node);
+	if (ret)
+		return -1;
+	kscale_sim.seed = o->sim_seed ? o->sim_seed : 1;
+	context_add_sim(m, kscale_sim.seed);
+	return 0;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Machine files for the simulator (machine.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+
+struct key {
+	const char *name;
+	size_t off;
+	bool integer;
+	bool none_ok;		/* "none": no such pair on this machine */
+	double min, max;
+};
+
+#define NUM(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), false, false, lo, hi }
+#define INT(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), true, false, lo, hi }
+#define NONE(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), false, true, lo, hi }
+
+/* Every figure the simulator reads; each needs a source.KEY line. */
+static const struct key keys[] = {
+	INT(cpus, 1, SIM_MAX_CPUS),
+	INT(nodes, 1, SIM_MAX_NODES),
+	INT(threads_per_core, 1, 8),
+	INT(line_bytes, 16, 512),
+	NUM(ghz, 0.01, 100),
+	NUM(hit_ns, 0, 1000),
+	NONE(line_ns_smt, 0, 100000),
+	NUM(line_ns_node, 0, 100000),
+	NONE(line_ns_remote, 0, 100000),
+	NUM(mem_ns_local, 0, 100000),
+	NONE(mem_ns_remote, 0, 100000),
+	NUM(atomic_ns, 0, 10000),
+	NUM(wake_ns, 0, 1e7),
+	NUM(ctxsw_ns, 0, 1e7),
+};
+
+#define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int parse(FILE *f, const char *path, struct sim_machine *m,
+		 char *err, size_t len)
+{
+	bool seen[NR_KEYS] = { false }, sourced[NR_KEYS] = { false };
+	char line[4096], *k, *v, *end;
+	unsigned int i, lineno = 0;
+	double d;
+
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		k = trim(line);
+		if (!*k)
+			continue;
+		v = strchr(k, '=');
+		if (!v) {
+			snprintf(err, len, "%s:%u: not 'key = value'", path,
+				 lineno);
+			return -1;
+		}
+		*v++ = '\0';
+		k = trim(k);
+		v = trim(v);
+		if (!strcmp(k, "name")) {
+			snprintf(m->name, sizeof(m->name), "%s", v);
+			continue;
+		}
+		if (!strncmp(k, "source.", 7)) {
+			for (i = 0; i < NR_KEYS; i++)
+				if (!strcmp(k + 7, keys[i].name))
+					sourced[i] = *v != '\0';
+			continue;
+		}
+		for (i = 0; i < NR_KEYS && strcmp(k, keys[i].name); i++)
+			;
+		if (i == NR_KEYS)
+			continue;	/* another tool's key */
+		if (keys[i].none_ok && !strcmp(v, "none")) {
+			d = NAN;
+		} else {
+			errno = 0;
+			d = strtod(v, &end);
+			if (errno || end == v || *end || d < keys[i].min ||
+			    d > keys[i].max ||
+			    (keys[i].integer && d != floor(d))) {
+				snprintf(err, len, "%s:%u: %s = '%s': not %s "
+					 "from %g to %g", path, lineno, k, v,
+					 keys[i].integer ? "an integer" :
+					 "a number", keys[i].min, keys[i].max);
+				return -1;
+			}
+		}
+		if (keys[i].integer)
+			*(int *)((char *)m + keys[i].off) = (int)d;
+		else
+			*(double *)((char *)m + keys[i].off) = d;
+		seen[i] = true;
+	}
+	for (i = 0; i < NR_KEYS; i++) {
+		if (!seen[i]) {
+			snprintf(err, len, "%s: no %s (the simulator needs it: "
+				 "configs/machines/README)", path,
+				 keys[i].name);
+			return -1;
+		}
+		if (!sourced[i]) {
+			snprintf(err, len, "%s: %s has no source.%s line",
+				 path, keys[i].name, keys[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check(const char *path, struct sim_machine *m, char *err,
+		 size_t len)
+{
+	const char *why = NULL;
+
+	if (m->cpus % m->nodes)
+		why = "cpus is not a multiple of nodes";
+	else if ((m->cpus / m->nodes) % m->threads_per_core)
+		why = "a node's CPUs are not a multiple of threads_per_core";
+	else if (m->line_bytes & (m->line_bytes - 1))
+		why = "line_bytes is not a power of two";
+	else if (m->threads_per_core > 1 && isnan(m->line_ns_smt))
+		why = "line_ns_smt is none with threads_per_core > 1";
+	else if (m->nodes > 1 && (isnan(m->line_ns_remote) ||
+				  isnan(m->mem_ns_remote)))
+		why = "line_ns_remote or mem_ns_remote is none with nodes > 1";
+	if (why) {
+		snprintf(err, len, "%s: %s", path, why);
+		return -1;
+	}
+	if (!m->name[0])
+		snprintf(err, len, "%s: no name", path), why = "";
+	return why ? -1 : 0;
+}
+
+int sim_machine_load(const char *name, const char *dir,
+		     struct sim_machine *m, char *err, size_t len)
+{
+	char path[4096];
+	FILE *f;
+	int ret;
+
+	if (strchr(name, '/') || strstr(name, ".conf"))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s.conf", dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, len, "machine %s: cannot read %s: %s", name,
+			 path, strerror(errno));
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	ret = parse(f, path, m, err, len);
+	fclose(f);
+	if (!ret)
+		ret = check(path, m, err, len);
+	return ret;
+}
+
+int sim_machine_core(const struct sim_machine *m, int cpu)
+{
+	return cpu / m->threads_per_core;
+}
+
+int sim_machine_node(const struct sim_machine *m, int cpu)
+{
+	return cpu / (m->cpus / m->nodes);
+}
+
+double sim_machine_line_ns(const struct sim_machine *m, int a, int b)
+{
+	if (sim_machine_core(m, a) == sim_machine_core(m, b))
+		return m->line_ns_smt;
+	if (sim_machine_node(m, a) == sim_machine_node(m, b))
+		return m->line_ns_node;
+	return m->line_ns_remote;
+}

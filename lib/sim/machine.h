@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A machine for the simulator (configs/machines/NAME.conf, the format in
+ * configs/machines/README), or `here`: this machine's own measurements.
+ */
+#ifndef KSCALE_SIM_MACHINE_H
+#define KSCALE_SIM_MACHINE_H
+
+#include <stddef.h>
+
+#define SIM_MAX_CPUS	1024
+#define SIM_MAX_NODES	256
+
+struct sim_machine {
+	char name[64];
+	int cpus;
+	int nodes;
+	int threads_per_core;
+	int line_bytes;
+	double ghz;
+	double hit_ns;		/* a line this CPU holds */
+	double line_ns_smt;	/* Modified in the SMT sibling */
+	double line_ns_node;	/* Modified in another core of the node */
+	double line_ns_remote;	/* Modified in another node */
+	double mem_ns_local;	/* a line no cache holds, home here */
+	double mem_ns_remote;	/* ... home on another node */
+	double atomic_ns;	/* a locked RMW's own cost, line held */
+	double wake_ns;		/* wake_up_process() to running, idle CPU */
+	double ctxsw_ns;	/* schedule() from one task to another */
+	double work_scale;	/* this machine's work ns -> the machine's */
+};
+
+/*
+ * name is "here" (measured: machine_here(), already filled in m), a path,
+ * or a name under configs/machines (dir).  0, or -1 with one line in err.
+ */
+int sim_machine_load(const char *name, const char *dir,
+		     struct sim_machine *m, char *err, size_t len);
+/* The node and core of a CPU: CPUs fill a core, then a node, in order. */
+int sim_machine_node(const struct sim_machine *m, int cpu);
+int sim_machine_core(const struct sim_machine *m, int cpu);
+/* One-way transfer of a line Modified in b to a. */
+double sim_machine_line_ns(const struct sim_machine *m, int a, int b);
+
+#endif

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of the simulator (lib/sim/sim.h) on a made-up machine whose
+ * every cost is a round number: each coherence transition costs what the
+ * machine says, requests to one line are served one after another, a
+ * spinner parks instead of looping on the host, sleeps, wake-ups, timers
+ * and the model disk take virtual time, a lock keeps its tasks apart, a
+ * task nobody wakes is reported as a lost wake-up, and the same seed gives
+ * the same run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../lib/kernel/blkdev.h"
+#include "../lib/kernel/delay.h"
+#include "../lib/kernel/mutex.h"
+#include "../lib/kernel/percpu.h"
+#include "../lib/kernel/sched.h"
+#include "../lib/kernel/spinlock.h"
+#include "../lib/sim/sim.h"
+#include "helpers.h"
+
+/* 8 CPUs, 2 nodes of 2 cores of 2 threads. */
+static const struct sim_machine machine = {
+	.name = "test",
+	.cpus = 8,
+	.nodes = 2,
+	.threads_per_core = 2,
+	.line_bytes = 64,
+	.ghz = 1,
+	.hit_ns = 1,
+	.line_ns_smt = 10,
+	.line_ns_node = 50,
+	.line_ns_remote = 200,
+	.mem_ns_local = 100,
+	.mem_ns_remote = 300,
+	.atomic_ns = 5,
+	.wake_ns = 1000,
+	.ctxsw_ns = 500,
+	.work_scale = 1,
+};
+
+static struct topology topo;
+
+static void start(uint64_t seed)
+{
+	char err[128];
+
+	assert_int_equal(sim_init(&machine, seed, err, sizeof(err)), 0);
+	sched_set_slice_ns(1000000, machine.cpus);
+}
+
+/* Virtual ns from here to at (absolute), spent as work. */
+static void wait_until(uint64_t at)
+{
+	uint64_t now = sim_now();
+
+	if (at > now)
+		sim_delay(at - now);
+}
+
+struct probe {
+	uint64_t at;		/* start at this virtual ns */
+	const void *line;
+	int kind;
+	uint64_t cost;		/* ns the access took */
+};
+
+static void probe_task(void *arg)
+{
+	struct probe *p = arg;
+	uint64_t t0;
+
+	wait_until(p->at);
+	t0 = sim_now();
+	sim_access(p->line, 4, p->kind);
+	p->cost = sim_now() - t0;
+}
+
+/* One access by cpu at virtual time at: what it cost. */
+static uint64_t probe(int cpu, uint64_t at, const void *line, int kind)
+{
+	struct probe p = { at, line, kind, 0 };
+
+	sim_spawn(cpu, probe_task, &p);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	return p.cost;
+}
+
+static void test_coherence_costs(void **state)
+{
+	static int a __attribute__((aligned(64))), b __attribute__((aligned(64)));
+
+	start(1);
+	/* a line nobody holds: memory at its home (first touch: node 0) */
+	assert_int_equal(probe(0, 1000, &a, SIM_READ), 100);
+	assert_int_equal(probe(0, 2000, &a, SIM_READ), 1);
+	/* from a sharer: the SMT sibling, then the node's other core */
+	assert_int_equal(probe(1, 3000, &a, SIM_READ), 10);
+	assert_int_equal(probe(2, 4000, &a, SIM_READ), 50);
+	/* a write from the other node: its farthest sharer is remote */
+	assert_int_equal(probe(4, 5000, &a, SIM_WRITE), 200);
+	assert_int_equal(probe(4, 6000, &a, SIM_WRITE), 1);
+	/* Modified on node 1: a read from node 0 and an RMW back on node 1 */
+	assert_int_equal(probe(3, 7000, &a, SIM_READ), 200);
+	assert_int_equal(probe(6, 8000, &a, SIM_RMW), 200 + 5);
+	assert_int_equal(probe(7, 9000, &a, SIM_RMW), 10 + 5);
+	assert_int_equal(probe(5, 10000, &a, SIM_RMW), 50 + 5);
+	/* a line homed on node 1 by its allocation, read from node 0 */
+	sim_set_home(&b, sizeof(b), 1);
+	assert_int_equal(probe(0, 11000, &b, SIM_READ), 300);
+	sim_exit();
+}
+
+/*
+ * The old owner goes on hitting the line until the request reaches it,
+ * half a transfer: a few increments of a counter go by between two.
+ */
+static void test_owner_hits_until_the_request_arrives(void **state)
+{
+	static int a __attribute__((aligned(64)));
+
+	start(1);
+	assert_int_equal(probe(0, 1000, &a, SIM_WRITE), 100);
+	assert_int_equal(probe(4, 2000, &a, SIM_WRITE), 200);
+	assert_int_equal(probe(0, 2099, &a, SIM_WRITE), 1);
+	assert_int_equal(probe(0, 2200, &a, SIM_WRITE), 200);
+	sim_exit();
+}
+
+static void read_at(void *arg)
+{
+	struct probe *p = arg;
+
+	wait_until(p->at);
+	sim_access(p->line, 4, SIM_READ);
+	p->cost = sim_now();
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Seven readers of a line written on node 1 are served one at a time. */
+static void test_requests_to_a_line_queue(void **state)
+{
+	static int a __attribute__((aligned(64)));
+	struct probe p[7];
+	uint64_t done[7];
+	int i;
+
+	start(1);
+	probe(4, 1000, &a, SIM_WRITE);
+	for (i = 0; i < 7; i++) {
+		p[i] = (struct probe){ .at = 5000, .line = &a };
+		sim_spawn(i < 4 ? i : i + 1, read_at, &p[i]);
+	}
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	for (i = 0; i < 7; i++)
+		done[i] = p[i].cost;
+	qsort(done, 7, sizeof(done[0]), cmp_u64);
+	/* the first from the owner, then each from a sharer, in turn */
+	assert_true(done[0] >= 5000 + 10);
+	for (i = 1; i < 7; i++)
+		assert_true(done[i] - done[i - 1] >= 10);
+	assert_true(done[6] - 5000 >= 200 + 6 * 10);
+	sim_exit();
+}
+
+struct spin {
+	spinlock_t lock;
+	uint64_t hold_ns;
+	int inside, max_inside;
+	unsigned long count;
+};
+
+static void spin_task(void *arg)
+{
+	struct spin *s = arg;
+
+	assert_int_equal(sched_task_start(sim_task_cpu(sim_task_current())),
+			 0);
+	sched_task_run();
+	spin_lock(&s->lock);
+	if (++s->inside > s->max_inside)
+		s->max_inside = s->inside;
+	s->count++;
+	ndelay(s->hold_ns);
+	s->inside--;
+	spin_unlock(&s->lock);
+	sched_task_exit();
+}
+
+/*
+ * Seven CPUs wait 100 ms each behind a holder: a spin parks on the
+ * lock's line, so the host handles a few events a 10 us spin timeout,
+ * not one a cpu_relax() (some 70 million).
+ */
+static void test_spinner_costs_no_host_cpu(void **state)
+{
+	static struct spin s;
+	struct sim_stats st;
+	int i;
+
+	start(1);
+	spin_lock_init(&s.lock);
+	s.hold_ns = 100000000;
+	for (i = 0; i < 8; i++)
+		sim_spawn(i, spin_task, &s);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	sim_get_stats(&st);
+	assert_int_equal(s.count, 8);
+	assert_int_equal(s.max_inside, 1);
+	/* 8 holds of 100 ms, one after another */
+	assert_true(st.busy_ns >= 8 * 100000000ull);
+	assert_true(st.events < 1000000);
+	assert_true(st.parks > 0);
+	sim_exit();
+}
+
+struct sleeper {
+	struct task_struct *task;
+	int cond;
+	uint64_t woke_at, slept_at;
+	uint64_t timeout_ns;
+};
+
+static void sleeper_task(void *arg)
+{
+	struct sleeper *s = arg;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	s->task = current;
+	s->slept_at = sim_now();
+	if (s->timeout_ns) {
+		schedule_timeout_ns(s->timeout_ns);
+	} else {
+		for (;;) {
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			if (READ_ONCE(s->cond))
+				break;
+			schedule();
+		}
+		__set_current_state(TASK_RUNNING);
+	}
+	s->woke_at = sim_now();
+	sched_task_exit();
+}
+
+static void waker_task(void *arg)
+{
+	struct sleeper *s = arg;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	wait_until(5000000);
+	WRITE_ONCE(s->cond, 1);
+	wake_up_process(s->task);
+	sched_task_exit();
+}
+
+/* A wake-up at 5 ms runs the sleeper wake_ns later; a timer after its ns. */
+static void test_sleep_and_wake_in_virtual_time(void **state)
+{
+	static struct sleeper s, t;
+
+	start(1);
+	sim_spawn(0, sleeper_task, &s);
+	sim_spawn(4, waker_task, &s);
+	t.timeout_ns = 2000000;
+	sim_spawn(2, sleeper_task, &t);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_true(s.woke_at >= 5000000 + 1000);
+	assert_true(s.woke_at < 5000000 + 1000 + 2000);
+	assert_true(t.woke_at >= t.slept_at + 2000000 + 1000);
+	assert_true(t.woke_at < t.slept_at + 2000000 + 1000 + 2000);
+	sim_exit();
+}
+
+struct disk {
+	struct request_queue q;
+	uint64_t done[3];
+	int next;
+};
+
+static void reader_task(void *arg)
+{
+	struct disk *d = arg;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	blk_read_sync(&d->q, 1000000);
+	d->done[d->next++] = sim_now();
+	sched_task_exit();
+}
+
+/* Three 1 ms reads on a disk of depth 1 end near 1, 2 and 3 ms. */
+static void test_model_disk_in_virtual_time(void **state)
+{
+	static struct disk d;
+	int i;
+
+	start(1);
+	blk_queue_init(&d.q, 1);
+	for (i = 0; i < 3; i++)
+		sim_spawn(i * 2, reader_task, &d);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_int_equal(d.next, 3);
+	for (i = 0; i < 3; i++) {
+		assert_true(d.done[i] >= (i + 1) * 1000000ull);
+		assert_true(d.done[i] < (i + 1) * 1000000ull + (i + 1) * 5000);
+	}
+	sim_exit();
+}
+
+struct counted {
+	struct mutex lock;
+	int inside, max_inside;
+	unsigned long count;
+};
+
+static void mutex_task(void *arg)
+{
+	struct counted *c = arg;
+	int i;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	for (i = 0; i < 200; i++) {
+		mutex_lock(&c->lock);
+		if (++c->inside > c->max_inside)
+			c->max_inside = c->inside;
+		c->count++;
+		ndelay(300);
+		c->inside--;
+		mutex_unlock(&c->lock);
+		ndelay(100);
+		cond_resched();
+	}
+	sched_task_exit();
+}
+
+/* 32 tasks on 8 CPUs: the 2.6.32 mutex keeps them apart, every one counted. */
+static void test_mutex_excludes_in_the_simulator(void **state)
+{
+	static struct counted c;
+	int i;
+
+	start(1);
+	mutex_init(&c.lock);
+	for (i = 0; i < 32; i++)
+		sim_spawn(i % 8, mutex_task, &c);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_int_equal(c.count, 32 * 200);
+	assert_int_equal(c.max_inside, 1);
+	assert_int_equal(sim_nr_tasks(), 0);
+	sim_exit();
+}
+
+static void lost_waker_task(void *arg)
+{
+	struct sleeper *s = arg;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	wait_until(1000000);
+	WRITE_ONCE(s->cond, 1);		/* and no wake_up_process() */
+	sched_task_exit();
+}
+
+/* A waker that forgets wake_up_process(): the sleeper is reported. */
+static void test_lost_wakeup_is_caught(void **state)
+{
+	static struct sleeper s;
+
+	start(1);
+	sim_spawn(0, sleeper_task, &s);
+	sim_spawn(4, lost_waker_task, &s);
+	assert_int_equal(sim_run(UINT64_MAX), -1);
+	assert_int_equal(sim_nr_tasks(), 1);
+	sim_exit();
+}
+
+struct contend {
+	spinlock_t lock;
+	unsigned long ops[8];
+	int stop;
+};
+
+static void contend_task(void *arg)
+{
+	struct contend *c = arg;
+	int cpu = sim_task_cpu(sim_task_current());
+
+	sched_task_start(cpu);
+	sched_task_run();
+	while (!READ_ONCE(c->stop)) {
+		spin_lock(&c->lock);
+		ndelay(50);
+		spin_unlock(&c->lock);
+		ndelay(200);
+		c->ops[cpu]++;
+	}
+	sched_task_exit();
+}
+
+static void contend(uint64_t seed, unsigned long *ops, uint64_t *events)
+{
+	static struct contend c;
+	struct sim_stats st;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	start(seed);
+	for (i = 0; i < 8; i++)
+		sim_spawn(i, contend_task, &c);
+	assert_int_equal(sim_run(2000000), 0);
+	c.stop = 1;
+	sim_host_write(&c.stop);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	sim_get_stats(&st);
+	memcpy(ops, c.ops, sizeof(c.ops));
+	*events = st.events;
+	sim_exit();
+}
+
+/* The same seed, the same run to the operation; another seed, another. */
+static void test_same_seed_same_run(void **state)
+{
+	unsigned long a[8], b[8], c[8];
+	uint64_t ea, eb, ec;
+
+	contend(1, a, &ea);
+	contend(1, b, &eb);
+	contend(2, c, &ec);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_int_equal(ea, eb);
+	assert_true(memcmp(a, c, sizeof(a)) || ea != ec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_coherence_costs),
+		cmocka_unit_test(test_owner_hits_until_the_request_arrives),
+		cmocka_unit_test(test_requests_to_a_line_queue),
+		cmocka_unit_test(test_spinner_costs_no_host_cpu),
+		cmocka_unit_test(test_sleep_and_wake_in_virtual_time),
+		cmocka_unit_test(test_model_disk_in_virtual_time),
+		cmocka_unit_test(test_mutex_excludes_in_the_simulator),
+		cmocka_unit_test(test_lost_wakeup_is_caught),
+		cmocka_unit_test(test_same_seed_same_run),
+	};
+
+	test_machine(&topo, machine.cpus, machine.nodes);
+	sched_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
