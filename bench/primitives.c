@@ -24,7 +24,7 @@ struct pcp_count {
 
 struct counter {
 	enum counter_kind kind;
-	unsigned long hold_ns;
+	unsigned long hold_ns, think_ns;
 	atomic_t shared ____cacheline_aligned;
 	spinlock_t lock ____cacheline_aligned;
 	decb_spinlock_t decb_lock ____cacheline_aligned;
@@ -59,6 +59,7 @@ static void counter_loop(struct kscale_thread *t)
 			this_cpu_inc(this_cpu_ptr(c->pcp)->count);
 			break;
 		}
+		ndelay(c->think_ns);
 		kscale_count(t);
 	}
 }
@@ -97,6 +98,7 @@ static int counter_setup(struct kscale_run *run)
 	memset(c, 0, sizeof(*c));
 	c->kind = *(const enum counter_kind *)kscale_row(run)->ops;
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
+	c->think_ns = kscale_knob_long(run, "think_ns");
 	c->pcp = alloc_percpu(struct pcp_count);
 	decb_spin_lock_init(&c->decb_lock);
 	counter_lockstat_register(c);
@@ -175,6 +177,8 @@ static const struct kscale_variant host_variants[] = {
 
 static const struct kscale_knob knobs[] = {
 	{ "hold_ns", "0", "ns of work inside either spinlock", check_hold },
+	{ "think_ns", "0", "ns of work after each increment, outside any lock "
+			   "(the non-critical section)", check_hold },
 };
 
 KSCALE_MODEL("primitives",
