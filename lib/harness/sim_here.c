@@ -14,7 +14,12 @@
  *    of two threads waking each other (lib/kernel/sched.c's
  *    wake_up_process() and sleep_until_woken());
  *  - ctxsw_ns: one sched_yield() from one thread to another on one CPU
- *    (the model scheduler's switch at a preemption point).
+ *    (the model scheduler's switch at a preemption point);
+ *  - for every machine, what the model's own instructions cost here
+ *    (sim_host_work()): a 4 KiB memcpy from a random block of 64 MiB (the
+ *    models' copies and clears: fio's blocks of its file, a fresh page),
+ *    an ordered cycle-counter read (their profiling), a clock_gettime()
+ *    (their jiffies).
  * Each is the median of HERE_ROUNDS rounds.  A machine with one node has
  * no remote figures ("none"); with more, the remote memory figure is the
  * local one plus the remote transfer's excess over the node's, an
@@ -67,6 +72,73 @@ static double atomic_ns(double hit)
 		__asm__ __volatile__("lock; addl $1, %0" : "+m"(word) :: "memory");
 	t = (now_ns() - t) / n - hit;
 	return t > 0 ? t : 0;
+}
+
+/* A 4 KiB block from anywhere in 64 MiB into a buffer in L1. */
+static double copy_ns_per_kib(void)
+{
+	static char to[4096] __attribute__((aligned(64)));
+	size_t size = 64 << 20, blocks = size / sizeof(to);
+	char *from = aligned_alloc(4096, size);
+	double v[HERE_ROUNDS], t;
+	uint64_t x = 1;
+	int i, j, n = 4000;
+
+	if (!from)
+		return -1;
+	memset(from, 1, size);
+	for (i = 0; i < HERE_ROUNDS; i++) {
+		t = now_ns();
+		for (j = 0; j < n; j++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			memcpy(to, from + (x >> 33) % blocks * sizeof(to),
+			       sizeof(to));
+			__asm__ __volatile__("" :: "r"(to) : "memory");
+		}
+		v[i] = (now_ns() - t) / n / (sizeof(to) / 1024);
+	}
+	free(from);
+	return kscale_median(v, HERE_ROUNDS);
+}
+
+static double rdtsc_once(void)
+{
+	uint32_t lo, hi, sum = 0;
+	int j, n = 200000;
+	double t = now_ns();
+
+	for (j = 0; j < n; j++) {
+		__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) ::
+				     "memory");
+		sum += lo ^ hi;
+	}
+	__asm__ __volatile__("" :: "r"(sum));
+	return (now_ns() - t) / n;
+}
+
+static double clock_once(void)
+{
+	struct timespec ts;
+	int j, n = 200000;
+	double t = now_ns();
+
+	for (j = 0; j < n; j++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (now_ns() - t) / n;
+}
+
+void sim_host_work(struct sim_machine *m)
+{
+	double v[HERE_ROUNDS];
+	int i;
+
+	m->copy_ns_per_kib = copy_ns_per_kib();
+	for (i = 0; i < HERE_ROUNDS; i++)
+		v[i] = rdtsc_once();
+	m->rdtsc_ns = kscale_median(v, HERE_ROUNDS);
+	for (i = 0; i < HERE_ROUNDS; i++)
+		v[i] = clock_once();
+	m->clock_ns = kscale_median(v, HERE_ROUNDS);
 }
 
 static double mem_ns(void)

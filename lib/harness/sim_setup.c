@@ -52,6 +52,9 @@ static void context_add_sim(const struct sim_machine *m, uint64_t seed)
 	add_ns("sim_atomic_ns", m->atomic_ns);
 	add_ns("sim_wake_ns", m->wake_ns);
 	add_ns("sim_ctxsw_ns", m->ctxsw_ns);
+	add_ns("sim_copy_ns_per_kib", m->copy_ns_per_kib);
+	add_ns("sim_rdtsc_ns", m->rdtsc_ns);
+	add_ns("sim_clock_ns", m->clock_ns);
 }
 
 int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
@@ -83,6 +86,7 @@ int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
 		m->work_scale = ghz / m->ghz;
 		kscale_add_context("sim_host_ghz", "%.3f", ghz);
 	}
+	sim_host_work(m);
 	cpus = malloc(m->cpus * sizeof(int));
 	node = malloc(m->cpus * sizeof(int));
 	for (i = 0; i < m->cpus; i++) {

@@ -26,6 +26,8 @@ extern struct sim_setup kscale_sim;
  */
 int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
 		     char *err, size_t len);
+/* What the model's copies, cycle-counter and clock reads cost here. */
+void sim_host_work(struct sim_machine *m);
 /* This machine, measured: `--sim=here`. */
 int sim_machine_here(const struct topology *t, struct sim_machine *m,
 		     char *err, size_t len);

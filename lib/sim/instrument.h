@@ -21,9 +21,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 void sim_access(const volatile void *p, size_t size, int kind);
+void *sim_memcpy(void *dst, const void *src, size_t n);
+void *sim_memset(void *dst, int c, size_t n);
 int sim_clock_gettime(clockid_t clock, struct timespec *ts);
 uint64_t sim_rdtsc(void);
 
@@ -53,6 +56,15 @@ uint64_t sim_rdtsc(void);
 #define __atomic_and_fetch(p, v, m) __atomic_and_fetch(__SIM_ACCESS(p, 2), v, m)
 #define __atomic_or_fetch(p, v, m)  __atomic_or_fetch(__SIM_ACCESS(p, 2), v, m)
 #define __atomic_xor_fetch(p, v, m) __atomic_xor_fetch(__SIM_ACCESS(p, 2), v, m)
+
+/*
+ * A copy or a clear is work: this machine's measured speed, scaled as
+ * ndelay() is (sim.h).  The model's data moves between a task's own
+ * buffers; the lines it touches are not events.
+ */
+#define memcpy(d, s, n)		sim_memcpy((d), (s), (n))
+#define memset(d, c, n)		sim_memset((d), (c), (n))
+#define __builtin_memset(d, c, n) sim_memset((d), (c), (n))
 
 /* The model's clocks are the running CPU's virtual clock. */
 #define clock_gettime(c, ts)	sim_clock_gettime((c), (ts))

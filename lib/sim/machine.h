@@ -28,6 +28,10 @@ struct sim_machine {
 	double wake_ns;		/* wake_up_process() to running, idle CPU */
 	double ctxsw_ns;	/* schedule() from one task to another */
 	double work_scale;	/* this machine's work ns -> the machine's */
+	/* the model's own instructions, measured here (as work: scaled) */
+	double copy_ns_per_kib;	/* memcpy/memset, ns a KiB */
+	double rdtsc_ns;	/* an ordered cycle-counter read */
+	double clock_ns;	/* a clock_gettime() */
 };
 
 /*

@@ -15,6 +15,10 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+/* the engine's own copies are not the model's work (instrument.h) */
+#undef memcpy
+#undef memset
+
 #define SIM_STACK_SIZE		(256 << 10)
 #define SIM_GUARD_SIZE		(4 << 10)
 #define SIM_WATCH		4	/* lines a spin watches */
@@ -669,6 +673,32 @@ void sim_delay(uint64_t ns)
 	c->clock += (uint64_t)(ns * sim.m.work_scale * PS + 0.5);
 }
 
+/* ns of the model's own instructions, measured here: scaled work */
+static void host_work(double ns)
+{
+	struct sim_cpu *c = sim_cpu_running;
+
+	if (c)
+		c->clock += (uint64_t)(ns * sim.m.work_scale * PS + 0.5);
+}
+
+static void copy_work(size_t n)
+{
+	host_work(n / 1024.0 * sim.m.copy_ns_per_kib);
+}
+
+void *sim_memcpy(void *dst, const void *src, size_t n)
+{
+	copy_work(n);
+	return memcpy(dst, src, n);
+}
+
+void *sim_memset(void *dst, int c, size_t n)
+{
+	copy_work(n);
+	return memset(dst, c, n);
+}
+
 void sim_relax(void)
 {
 	struct sim_cpu *c = sim_cpu_running;
@@ -785,6 +815,7 @@ int sim_clock_gettime(clockid_t clock, struct timespec *ts)
 				 clock != CLOCK_MONOTONIC_COARSE &&
 				 clock != CLOCK_BOOTTIME))
 		return (clock_gettime)(clock, ts);
+	host_work(sim.m.clock_ns);
 	ns = sim_cpu_running->clock / PS + SIM_EPOCH_NS;
 	ts->tv_sec = ns / 1000000000u;
 	ts->tv_nsec = ns % 1000000000u;
@@ -795,6 +826,7 @@ uint64_t sim_rdtsc(void)
 {
 	if (!sim_cpu_running)
 		return __builtin_ia32_rdtsc();
+	host_work(sim.m.rdtsc_ns);
 	return (uint64_t)((sim_cpu_running->clock / PS + SIM_EPOCH_NS) *
 			  tsc_per_ns);
 }
