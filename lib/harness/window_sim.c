@@ -98,6 +98,7 @@ static void sim_counters(struct kscale_run *run, double host_s)
 	kscale_set_counter(run, "sim_events_per_host_sec",
 			   host_s > 0 ? st.events / host_s : 0);
 	kscale_set_counter(run, "sim_parks", st.parks);
+	kscale_set_counter(run, "sim_misses", st.misses);
 	kscale_set_counter(run, "sim_lines", st.lines);
 }
 

@@ -574,6 +574,7 @@ static void coherence(struct sim_cpu *c, struct sim_line *l, int kind)
 			l->prev_until = start + (uint64_t)(x * PS / 2);
 		}
 		x += (double)(start - c->clock) / PS;
+		sim.stats.misses++;
 		if (kind == SIM_READ) {
 			if (l->owner >= 0)
 				sharer_set(l, l->owner);

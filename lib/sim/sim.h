@@ -75,6 +75,7 @@ struct sim_stats {
 	uint64_t events;	/* accesses, delays, relaxes, switches */
 	uint64_t switches;	/* host context switches between tasks */
 	uint64_t parks;		/* spins parked */
+	uint64_t misses;	/* accesses that moved a line (or filled it) */
 	uint64_t lines;		/* distinct lines touched */
 	uint64_t busy_ns;	/* virtual CPU time not idle, all CPUs */
 	uint64_t stack_bytes;	/* per task, reserved */

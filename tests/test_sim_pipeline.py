@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""kscale sim through the bench binaries (docs/sim.md): a bad machine file
+or a host variant is refused with one line and nothing written; a run
+writes Google Benchmark's JSON that kscale compare reads; the same seed
+gives the same counters and another seed nearly the same; and the ticket
+spinlock on the 48-core machine follows the Markov model of "Non-scalable
+locks are dangerous" (scripts/kscale_analysis/ticket_markov.py).
+
+usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT, BUILD = sys.argv[1], sys.argv[2]
+sys.path.insert(0, ROOT)
+from scripts.kscale_analysis import ticket_markov  # noqa: E402
+
+PRIMITIVES = os.path.join(BUILD, 'bench', 'primitives')
+MACHINES = os.path.join(ROOT, 'configs', 'machines')
+
+# A machine of round numbers, every figure "sourced" for the parser.
+FIGURES = {
+    'cpus': '16', 'nodes': '2', 'threads_per_core': '2', 'line_bytes': '64',
+    'ghz': '2', 'hit_ns': '0.5', 'line_ns_smt': '15', 'line_ns_node': '60',
+    'line_ns_remote': '180', 'mem_ns_local': '90', 'mem_ns_remote': '150',
+    'atomic_ns': '5', 'wake_ns': '3000', 'ctxsw_ns': '1500',
+}
+
+
+def machine_file(directory, drop=None, source=True, **change):
+    figures = dict(FIGURES, **change)
+    lines = ['# a test machine', 'name = test']
+    for key, value in figures.items():
+        if key == drop:
+            continue
+        lines.append(f'{key} = {value}')
+        if source:
+            lines.append(f'source.{key} = tests/test_sim_pipeline.py')
+    path = os.path.join(directory, 'test.conf')
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return path
+
+
+def run(args, check=True):
+    p = subprocess.run([PRIMITIVES] + args, capture_output=True, text=True)
+    if check and p.returncode:
+        raise AssertionError(f'{args}: exit {p.returncode}: {p.stderr}')
+    return p
+
+
+def results(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def counters(doc, drop=('sim_host_seconds', 'sim_events_per_host_sec',
+                        'cpu_time', 'real_time')):
+    return [{k: v for k, v in b.items() if k not in drop}
+            for b in doc['benchmarks']]
+
+
+class Refusals(unittest.TestCase):
+    def refused(self, args, why):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'out.json')
+            p = run(args + ['--cpus=1', f'--benchmark_out={out}'],
+                    check=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1,
+                             p.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_bad_machine_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.refused([f'--sim={machine_file(d, drop="wake_ns")}'],
+                         'no wake_ns')
+            self.refused([f'--sim={machine_file(d, source=False)}'],
+                         'has no source.cpus line')
+            self.refused([f'--sim={machine_file(d, hit_ns="fast")}'],
+                         "hit_ns = 'fast'")
+            self.refused([f'--sim={machine_file(d, cpus="15")}'],
+                         'not a multiple of nodes')
+            self.refused(['--sim=no-such-machine'], 'cannot read')
+
+    def test_existing_machine_files_are_complete_or_refused(self):
+        # every profile the simulator is offered names its figures
+        for name in sorted(os.listdir(MACHINES)):
+            if not name.endswith('.conf'):
+                continue
+            p = run([f'--sim={name[:-5]}', '--cpus=1', '--dry-run'],
+                    check=False)
+            if p.returncode:
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+                self.assertRegex(p.stderr, 'no [a-z_]+ \\(the simulator '
+                                 'needs it|has no source')
+
+    def test_host_variant_refused(self):
+        rwsem = os.path.join(BUILD, 'bench', 'rwsem')
+        p = subprocess.run([rwsem, '--sim=here', '--variants=v4.6,fio_xfs',
+                            '--cpus=1'], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn('variant fio_xfs runs the host', p.stderr)
+
+
+class Runs(unittest.TestCase):
+    ARGS = ['--variants=spinlock,atomic', '--cpus=1,8,16',
+            '--hold-ns=100', '--think-ns=400', '--duration=0.002',
+            '--warmup=0.0005']
+
+    def sim(self, d, seed, name):
+        out = os.path.join(d, name)
+        run([f'--sim={machine_file(d)}', f'--sim-seed={seed}',
+             f'--benchmark_out={out}'] + self.ARGS)
+        return out
+
+    def test_same_seed_same_counters_and_compare_reads_them(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, c = (self.sim(d, 1, 'a.json'), self.sim(d, 1, 'b.json'),
+                       self.sim(d, 2, 'c.json'))
+            ra, rb, rc = results(a), results(b), results(c)
+            self.assertEqual(counters(ra), counters(rb))
+            self.assertNotEqual(counters(ra), counters(rc))
+            # atomic at 16 is one saturated line whose order of owners
+            # (60 ns in a node, 180 ns across) the seed decides: 5.7M to
+            # 7.5M/s over five seeds; every other row within 1%
+            for x, y in zip(ra['benchmarks'], rc['benchmarks']):
+                tol = 0.35 if 'atomic' in x['name'] and \
+                    x['threads'] == 16 else 0.05
+                self.assertAlmostEqual(x['ops_per_sec'] / y['ops_per_sec'],
+                                       1, delta=tol, msg=x['name'])
+            ctx = ra['context']
+            self.assertEqual(ctx['kscale_sim_machine'], 'test')
+            self.assertEqual(ctx['kscale_sim_seed'], '1')
+            p = subprocess.run([os.path.join(ROOT, 'scripts', 'kscale-compare'),
+                                a, '--before=atomic', '--after=spinlock',
+                                '--metric=ops_per_sec'],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('threads:16', p.stdout)
+
+
+class TicketLockCollapse(unittest.TestCase):
+    """The 48-core machine, a 400-cycle critical section and 50,000 cycles
+    outside it at 2.4 GHz, against the Markov model on the same figures
+    (c: the mean transfer between two of its CPUs).
+
+    Up to 14 cores the two agree within 1.3% here.  Past that the
+    simulator collapses at once (207k/s at 16 cores against the chain's
+    741k/s; 62k/s at 48 against 131k/s): each hand-off waits for all k
+    waiters' re-reads, not half of them, since the release queues at the
+    line behind the reads still pending, and each arrival's xadd on the
+    same word sends every spinner to read again (18 misses an
+    acquisition at 16 cores).  The chain leaves both out; the paper found
+    the hardware's collapse sharper than its model's.  So the chain is
+    held to 20% below the collapse, and above it the simulator must
+    collapse no later and no less.
+    """
+
+    MACHINE = 'amd-48core-opteron-2010'
+    COUNTS = [1, 2, 4, 8, 12, 14, 16, 20, 24, 32, 40, 48]
+
+    def test_curve_and_collapse_point(self):
+        conf = os.path.join(MACHINES, self.MACHINE + '.conf')
+        m = {}
+        with open(conf) as f:
+            for line in f:
+                line = line.split('#')[0]
+                if '=' in line and not line.startswith('source.'):
+                    k, v = (x.strip() for x in line.split('=', 1))
+                    m[k] = v
+        ghz = float(m['ghz'])
+        hold, think = 400 / ghz, 50000 / ghz        # ns on the machine
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'ticket.json')
+            # the knobs are this machine's ns: scaled back by work_scale
+            first = os.path.join(d, 'scale.json')
+            run([f'--sim={self.MACHINE}', '--cpus=1', '--variants=atomic',
+                 '--duration=0.0001', '--warmup=0', f'--benchmark_out={first}'])
+            scale = float(results(first)['context']['kscale_sim_work_scale'])
+            run([f'--sim={self.MACHINE}', '--variants=spinlock',
+                 '--cpus=' + ','.join(map(str, self.COUNTS)),
+                 f'--hold-ns={round(hold / scale)}',
+                 f'--think-ns={round(think / scale)}',
+                 '--duration=0.02', '--warmup=0.002',
+                 f'--benchmark_out={out}'])
+            doc = results(out)
+        cpus, nodes = int(m['cpus']), int(m['nodes'])
+        per_node = cpus // nodes
+        same = (per_node - 1) / (cpus - 1)
+        c = same * float(m['line_ns_node']) + \
+            (1 - same) * float(m['line_ns_remote'])
+        s_ns = round(hold / scale) * scale
+        a_ns = round(think / scale) * scale
+        sim = {}
+        for b in doc['benchmarks']:
+            n = int(b['name'].rsplit('threads:', 1)[1])
+            sim[n] = b['ops_per_sec'] / 1e9        # per ns
+        model = ticket_markov.curve(self.COUNTS, a_ns, s_ns, c)
+        report = '\n'.join(f'{n:3d} sim {sim[n] * 1e9:12.0f}/s markov '
+                           f'{model[n] * 1e9:12.0f}/s '
+                           f'{100 * (sim[n] / model[n] - 1):+6.1f}%'
+                           for n in self.COUNTS)
+        print(f'\nc = {c:.1f} ns, s = {s_ns:.1f} ns, a = {a_ns:.0f} ns\n'
+              + report)
+        peak_sim = ticket_markov.collapse_point(sim)
+        peak_model = ticket_markov.collapse_point(model)
+        self.assertGreaterEqual(peak_sim, 8, msg=report)
+        self.assertLessEqual(peak_sim, peak_model, msg=report)
+        for n in self.COUNTS:
+            if n <= peak_sim:
+                self.assertAlmostEqual(sim[n] / model[n], 1, delta=0.2,
+                                       msg=report)
+            else:
+                self.assertLess(sim[n], 1.2 * model[n], msg=report)
+                self.assertLess(sim[n], 0.8 * sim[peak_sim], msg=report)
+
+
+if __name__ == '__main__':
+    unittest.main(argv=sys.argv[:1], verbosity=2)
