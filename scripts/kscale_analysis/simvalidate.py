@@ -1,0 +1,301 @@
+"""kscale sim-validate: the simulator against this machine (docs/sim.md).
+
+Every model variant of the four benches, at 1 and 2 CPUs (the seed 003
+disk line at 16 tasks a CPU), measured here and simulated with
+--sim=here in the same session, with the same calibrated work (one
+--calibration file, measured by the native run and reused by the
+simulated ones).  `here` is measured once, by a first simulated run, and
+written as a machine file that every simulated run then reads, so that
+all of them simulate one machine.
+
+A variant passes when its simulated rate is within --rate-tol (20%) of
+the measured one (medians: native over --repetitions runs, simulated
+over --seeds seeds); a seed's before/after ratio passes when the
+simulated ratio is within --ratio-tol (15%) of the measured one.  Prints
+both tables (markdown), writes them with every results file into
+--out, and exits 1 if anything failed.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from .results import KscaleError
+
+BENCHES = {
+    'mnt_writers': ['--variants=none,atomic,pernode,percpu,percpu_seed,'
+                    'upstream', '--mounts=1,2', '--path-work-ns=auto'],
+    'shmem_fault': ['--variants=stat_lock,nosbinfo,no_sbinfo_mount,upstream',
+                    '--fault-work-ns=auto'],
+    'real_lookup': ['--variants=i_mutex,sharded,immutable,parallel',
+                    '--dcache=10000', '--fs-lookup-ns=auto'],
+    'rwsem': ['--variants=v4.6,reader_owned,upstream', '--rw=randrw'],
+}
+# seed 003's headline: lookups that sleep on 5 disks, 16 tasks a CPU
+DISKS = ('real_lookup_disks', 'real_lookup',
+         ['--variants=i_mutex,sharded', '--disks=5', '--fs-io-depth=1',
+          '--dcache=1000', '--fs-io-us=100', '--fs-lookup-ns=auto',
+          '--oversubscribe'])
+
+# seed, run, before, after (variant[/knob:value...]), threads
+SEEDS = [
+    ('000', 'mnt_writers', 'atomic/mounts:1', 'percpu/mounts:1', 2),
+    ('000-pernode', 'mnt_writers', 'none/mounts:1', 'pernode/mounts:1', 2),
+    ('000-worst', 'mnt_writers', 'none/mounts:2', 'percpu_seed/mounts:2', 2),
+    ('002', 'shmem_fault', 'stat_lock', 'nosbinfo', 2),
+    ('003', 'real_lookup_disks', 'i_mutex', 'sharded', 32),
+    ('003-immutable', 'real_lookup', 'i_mutex', 'immutable', 2),
+    ('004', 'rwsem', 'v4.6', 'reader_owned', 2),
+]
+
+HERE_KEYS = ['cpus', 'nodes', 'threads_per_core', 'line_bytes', 'hit_ns',
+             'line_ns_smt', 'line_ns_node', 'line_ns_remote', 'mem_ns_local',
+             'mem_ns_remote', 'atomic_ns', 'wake_ns', 'ctxsw_ns']
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog='kscale sim-validate',
+        description='The simulator (--sim=here) against this machine: every '
+                    'model variant\'s rate at 1 and 2 CPUs and each seed\'s '
+                    'before/after ratio, measured and simulated in one '
+                    'session (docs/sim.md).')
+    p.add_argument('--build', default=None, help='build directory')
+    p.add_argument('--out', default='results/sim-validate',
+                   help='directory for the results files and tables '
+                        '(default: results/sim-validate)')
+    p.add_argument('--repetitions', type=int, default=5,
+                   help='native repetitions a point (default: 5)')
+    p.add_argument('--seeds', type=int, default=3,
+                   help='simulated seeds a point (default: 3)')
+    p.add_argument('--duration', type=float, default=0.25,
+                   help='native window, s (default: 0.25)')
+    p.add_argument('--sim-duration', type=float, default=0.02,
+                   help='simulated window, virtual s (default: 0.02)')
+    p.add_argument('--warmup', type=float, default=0.1,
+                   help='warm-up before each window, native and virtual, '
+                        's (default: 0.1: the dcache fills)')
+    p.add_argument('--rate-tol', type=float, default=20,
+                   help='a variant\'s rate, %% (default: 20)')
+    p.add_argument('--ratio-tol', type=float, default=15,
+                   help='a seed\'s ratio, %% (default: 15)')
+    p.add_argument('--only', default=None,
+                   help='runs to do, comma-separated (mnt_writers, '
+                        'shmem_fault, real_lookup, real_lookup_disks, rwsem)')
+    args = p.parse_args(argv)
+    if args.repetitions < 1 or args.seeds < 1:
+        p.error('--repetitions and --seeds are at least 1')
+    return args
+
+
+def run(cmd, log):
+    with open(log, 'a') as f:
+        f.write(' '.join(cmd) + '\n')
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=f)
+    if p.returncode:
+        raise KscaleError(f'{cmd[0]} failed (exit {p.returncode}): see {log}',
+                          1)
+
+
+HERE_PROBES = 3
+
+
+def measure_here(bench, out, log):
+    """`here`, measured HERE_PROBES times (a transfer between two vCPUs
+    took 40 ns in most probes here and 167 ns in one), each figure the
+    median, as a machine file."""
+    probes = []
+    for i in range(HERE_PROBES):
+        probe = os.path.join(out, f'here-probe{i}.json')
+        run([bench, '--sim=here', '--cpus=1', '--variants=atomic',
+             '--duration=0.0001', '--warmup=0', f'--benchmark_out={probe}'],
+            log)
+        with open(probe) as f:
+            probes.append(json.load(f)['context'])
+    ctx = dict(probes[0])
+    for key in HERE_KEYS:
+        values = [p['kscale_sim_' + key] for p in probes]
+        if all(v != 'none' for v in values):
+            ctx['kscale_sim_' + key] = str(statistics.median(
+                float(v) for v in values))
+    ghz = None
+    with open('/proc/cpuinfo') as f:
+        for line in f:
+            if line.startswith('cpu MHz'):
+                ghz = float(line.split(':')[1]) / 1000
+                break
+    if not ghz:
+        raise KscaleError('this machine\'s clock is unknown (/proc/cpuinfo '
+                          'has no cpu MHz)', 1)
+    src = (f'measured by kscale sim-validate (--sim=here, '
+           f'lib/harness/sim_here.c) on {ctx.get("host_name", "this host")} '
+           f'at {ctx.get("date", time.strftime("%F %T"))}')
+    lines = ['# this machine, measured by kscale sim-validate', 'name = here']
+    for key in HERE_KEYS:
+        lines.append(f'{key} = {ctx["kscale_sim_" + key]}')
+        lines.append(f'source.{key} = {src}')
+    lines.append(f'ghz = {ghz}')
+    lines.append('source.ghz = /proc/cpuinfo cpu MHz: work_scale is 1')
+    path = os.path.join(out, 'here.conf')
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return path, ctx
+
+
+def rates(paths, metric='ops_per_sec'):
+    """{name without Google Benchmark's suffixes and thread count: {threads:
+    [values]}} over the results files."""
+    out = {}
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        for b in doc['benchmarks']:
+            if b.get('run_type') == 'aggregate' or metric not in b:
+                continue
+            parts = b['name'].split('/')
+            threads = int(b['name'].rsplit('threads:', 1)[1])
+            key = '/'.join(p for p in parts if p.split(':')[0] not in
+                           ('iterations', 'manual_time', 'threads',
+                            'repeats', 'placement'))
+            out.setdefault(key, {}).setdefault(threads, []).append(b[metric])
+    return out
+
+
+def point_key(key, variant_knobs):
+    """Does the benchmark key (model/workload/variant/knob:v...) match
+    variant[/knob:value...]?"""
+    want = variant_knobs.split('/')
+    parts = key.split('/')
+    return parts[2] == want[0] and all(w in parts[3:] for w in want[1:])
+
+
+def find(table, run_key, variant_knobs, threads):
+    hits = [v[threads] for k, v in table.items()
+            if k.startswith(run_key + '/') and point_key(k, variant_knobs)
+            and threads in v]
+    if len(hits) != 1:
+        return None
+    return statistics.median(hits[0])
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.realpath(__file__))))
+        build = args.build or os.path.join(root, 'build')
+        os.makedirs(args.out, exist_ok=True)
+        log = os.path.join(args.out, 'commands.log')
+        open(log, 'w').close()
+        runs = [(name, name, extra) for name, extra in BENCHES.items()]
+        runs.append(DISKS)
+        if args.only:
+            only = set(args.only.split(','))
+            runs = [r for r in runs if r[0] in only]
+        here, ctx = measure_here(os.path.join(build, 'bench', 'primitives'),
+                                 args.out, log)
+        native, sim = {}, {}
+        for label, bench, extra in runs:
+            binary = os.path.join(build, 'bench', bench)
+            cal = os.path.join(args.out, f'{label}.cal')
+            counts = ['--cpus=16,32'] if label == DISKS[0] else ['--cpus=1,2']
+            out = os.path.join(args.out, f'{label}.native.json')
+            print(f'sim-validate: {label}: measuring', file=sys.stderr)
+            run([binary] + extra + counts +
+                [f'--calibration={cal}', f'--duration={args.duration}',
+                 f'--warmup={args.warmup}',
+                 f'--benchmark_repetitions={args.repetitions}',
+                 '--benchmark_enable_random_interleaving=true',
+                 f'--benchmark_out={out}'], log)
+            native[label] = rates([out])
+            files = []
+            for seed in range(1, args.seeds + 1):
+                print(f'sim-validate: {label}: simulating, seed {seed}',
+                      file=sys.stderr)
+                out = os.path.join(args.out, f'{label}.sim{seed}.json')
+                run([binary] + extra + counts +
+                    [f'--calibration={cal}', f'--sim={here}',
+                     f'--sim-seed={seed}', f'--duration={args.sim_duration}',
+                     f'--warmup={args.warmup}',
+                     f'--benchmark_out={out}'], log)
+                files.append(out)
+            sim[label] = rates(files)
+        failed = report(args, runs, native, sim, ctx)
+        return 1 if failed else 0
+    except KscaleError as e:
+        print(f'kscale sim-validate: {e}', file=sys.stderr)
+        return e.status
+
+
+def pct(a, b):
+    return 100 * (a / b - 1) if b else float('inf')
+
+
+def report(args, runs, native, sim, ctx):
+    lines = ['# kscale sim-validate', '',
+             f'Machine: {ctx.get("host_name", "?")}, '
+             f'{ctx.get("num_cpus", "?")} CPUs, kernel '
+             f'{ctx.get("kscale_kernel", "?")}; `here`: line '
+             f'{ctx["kscale_sim_line_ns_node"]} ns, hit '
+             f'{ctx["kscale_sim_hit_ns"]} ns, atomic '
+             f'{ctx["kscale_sim_atomic_ns"]} ns, memory '
+             f'{ctx["kscale_sim_mem_ns_local"]} ns, wake '
+             f'{ctx["kscale_sim_wake_ns"]} ns, switch '
+             f'{ctx["kscale_sim_ctxsw_ns"]} ns.', '',
+             f'Native: median of {args.repetitions} runs of '
+             f'{args.duration} s; simulated: median of {args.seeds} seeds '
+             f'of {args.sim_duration} virtual s.', '',
+             f'## Rates (ops/s), pass within {args.rate_tol:g}%', '',
+             '| run | point | threads | measured | simulated | error | |',
+             '|---|---|---|---|---|---|---|']
+    failed = 0
+    for label, _, _ in runs:
+        for key in sorted(native[label]):
+            for n in sorted(native[label][key]):
+                m = statistics.median(native[label][key][n])
+                s = sim[label].get(key, {}).get(n)
+                if s is None:
+                    lines.append(f'| {label} | {key} | {n} | {m:.4g} | - | '
+                                 f'- | FAIL: not simulated |')
+                    failed += 1
+                    continue
+                s = statistics.median(s)
+                err = pct(s, m)
+                ok = abs(err) <= args.rate_tol
+                failed += not ok
+                lines.append(f'| {label} | {key.split("/", 2)[2]} | {n} | '
+                             f'{m:.4g} | {s:.4g} | {err:+.1f}% | '
+                             f'{"ok" if ok else "FAIL"} |')
+    lines += ['', f'## Seeds\' before/after, pass within {args.ratio_tol:g}%',
+              '', '| seed | run | before -> after | threads | measured | '
+              'simulated | error | |', '|---|---|---|---|---|---|---|---|']
+    labels = {r[0] for r in runs}
+    for seed, label, before, after, n in SEEDS:
+        if label not in labels:
+            continue
+        mb, ma = (find(native[label], label.split('_disks')[0], v, n)
+                  for v in (before, after))
+        sb, sa = (find(sim[label], label.split('_disks')[0], v, n)
+                  for v in (before, after))
+        if None in (mb, ma, sb, sa):
+            lines.append(f'| {seed} | {label} | {before} -> {after} | {n} | '
+                         f'- | - | - | FAIL: missing |')
+            failed += 1
+            continue
+        rm, rs = ma / mb, sa / sb
+        err = pct(rs, rm)
+        ok = abs(err) <= args.ratio_tol
+        failed += not ok
+        lines.append(f'| {seed} | {label} | {before} -> {after} | {n} | '
+                     f'{rm:.3f}x | {rs:.3f}x | {err:+.1f}% | '
+                     f'{"ok" if ok else "FAIL"} |')
+    lines += ['', f'{failed} failed.']
+    text = '\n'.join(lines) + '\n'
+    with open(os.path.join(args.out, 'validation.md'), 'w') as f:
+        f.write(text)
+    print(text, end='')
+    return failed
