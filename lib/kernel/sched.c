@@ -71,20 +71,6 @@ static void ns_to_timespec(uint64_t ns, struct timespec *t)
 	t->tv_nsec = ns % 1000000000u;
 }
 
-static void sched_bug(const char *what)
-{
-	fprintf(stderr, "BUG: %s: cpu %d, preempt_count %d\n", what,
-		current->cpu, __preempt_count);
-	abort();
-}
-
-void __might_sleep(const char *file, int line)
-{
-	fprintf(stderr, "BUG: sleeping function called from invalid context "
-		"at %s:%d\n", file, line);
-	sched_bug("might_sleep");
-}
-
 static void schedule_debug(void)
 {
 	if (unlikely(__preempt_count))
@@ -133,16 +119,6 @@ void sched_init(void)
 	sched_fifo = probe_fifo();
 #endif
 	sched_set_slice_ns(0, 1);
-}
-
-/* sched_init_granularity(): 0.75 ms * (1 + ilog2(min(CPUs, 8))). */
-uint64_t sched_default_slice_ns(int nr_cpus)
-{
-	int factor = 1, n = nr_cpus < 8 ? nr_cpus : 8;
-
-	while (n >>= 1)
-		factor++;
-	return 750000ull * factor;
 }
 
 void sched_set_slice_ns(uint64_t ns, int nr_cpus)

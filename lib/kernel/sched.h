@@ -225,6 +225,9 @@ void sched_init(void);
 void sched_set_slice_ns(uint64_t ns, int nr_cpus);
 struct rq *cpu_rq(int cpu);
 
+/* A model scheduler BUG (scheduling while atomic...): said, then abort(). */
+void sched_bug(const char *what) __attribute__((noreturn));
+
 /* The default slice: sysctl_sched_min_granularity scaled for nr_cpus. */
 uint64_t sched_default_slice_ns(int nr_cpus);
 

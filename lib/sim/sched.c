@@ -59,20 +59,6 @@ void __cpu_unown(void)
 {
 }
 
-static void sched_bug(const char *what)
-{
-	fprintf(stderr, "BUG: %s: cpu %d, preempt_count %d\n", what,
-		current->cpu, __preempt_count);
-	abort();
-}
-
-void __might_sleep(const char *file, int line)
-{
-	fprintf(stderr, "BUG: sleeping function called from invalid context "
-		"at %s:%d\n", file, line);
-	sched_bug("might_sleep");
-}
-
 static void schedule_debug(void)
 {
 	if (unlikely(__preempt_count))
@@ -101,15 +87,6 @@ void sched_init(void)
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(runqueues, cpu)->cpu = cpu;
 	sched_set_slice_ns(0, 1);
-}
-
-uint64_t sched_default_slice_ns(int nr_cpus)
-{
-	int factor = 1, n = nr_cpus < 8 ? nr_cpus : 8;
-
-	while (n >>= 1)
-		factor++;
-	return 750000ull * factor;
 }
 
 void sched_set_slice_ns(uint64_t ns, int nr_cpus)

@@ -58,6 +58,7 @@ struct sim_task {
 	void *arg;
 	struct sim_cpu *cpu;
 	struct sim_task *rq_next;
+	struct sim_task *all_next, **all_prev;	/* every task not freed */
 	int state;
 	int id;
 	uint64_t sleep_gen;
@@ -120,6 +121,7 @@ static struct sim {
 	struct sim_task host;
 	size_t tls_size;
 	struct sim_task *dead;
+	struct sim_task *all;
 	void (*tick)(int cpu);
 	uint64_t slice;			/* ps */
 	struct sim_stats stats;
@@ -765,6 +767,11 @@ struct sim_task *sim_spawn(int cpu, void (*fn)(void *), void *arg)
 	t->tls = xcalloc(1, sim.tls_size + 1);
 	memcpy(t->tls, sim.host.tls, sim.tls_size);
 	t->state = TASK_SIM_RUNNABLE;
+	t->all_next = sim.all;
+	t->all_prev = &sim.all;
+	if (sim.all)
+		sim.all->all_prev = &t->all_next;
+	sim.all = t;
 	sim.nr_tasks++;
 	if (!c->curr) {
 		cpu_resume(c, c->clock);
@@ -777,6 +784,9 @@ struct sim_task *sim_spawn(int cpu, void (*fn)(void *), void *arg)
 
 static void task_free(struct sim_task *t)
 {
+	*t->all_prev = t->all_next;
+	if (t->all_next)
+		t->all_next->all_prev = t->all_prev;
 	munmap(t->stack, SIM_STACK_SIZE + SIM_GUARD_SIZE);
 	free(t->tls);
 	free(t);
@@ -1059,6 +1069,9 @@ void sim_exit(void)
 	if (!sim.cpus)
 		return;
 	tls_load(&sim.host);
+	/* a failed run's tasks, never to run again */
+	while (sim.all)
+		task_free(sim.all);
 	free(sim.cpus);
 	free(sim.heap);
 	while (sim.nr_chunks)
