@@ -3,7 +3,8 @@
  * Validation of the simulator (lib/sim/sim.h) on a made-up machine whose
  * every cost is a round number: each coherence transition costs what the
  * machine says, requests to one line are served one after another, a
- * spinner parks instead of looping on the host, sleeps, wake-ups, timers
+ * spinner parks instead of looping on the host and one on a deadline still
+ * sees it pass, sleeps, wake-ups, timers
  * and the model disk take virtual time, a lock keeps its tasks apart, a
  * task nobody wakes is reported as a lost wake-up, and the same seed gives
  * the same run.
@@ -224,6 +225,45 @@ static void test_spinner_costs_no_host_cpu(void **state)
 	assert_true(st.busy_ns >= 8 * 100000000ull);
 	assert_true(st.events < 1000000);
 	assert_true(st.parks > 0);
+	sim_exit();
+}
+
+struct deadline {
+	int word;
+	uint64_t until, left;
+};
+
+static uint64_t clock_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void deadline_task(void *arg)
+{
+	struct deadline *d = arg;
+	uint64_t until = clock_now_ns() + d->until;
+
+	while (!READ_ONCE(d->word) && clock_now_ns() < until)
+		cpu_relax();
+	d->left = sim_now();
+}
+
+/*
+ * A spin that ends on its clock (rwsem's sched_clock() threshold) sees the
+ * deadline pass within half a microsecond, not at the next 10 us timeout.
+ */
+static void test_spin_on_a_deadline_ends_on_time(void **state)
+{
+	static struct deadline d = { .until = 2000 };
+
+	start(1);
+	sim_spawn(0, deadline_task, &d);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_true(d.left >= 2000);
+	assert_true(d.left < 2000 + 1000);
 	sim_exit();
 }
 
@@ -455,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_owner_hits_until_the_request_arrives),
 		cmocka_unit_test(test_requests_to_a_line_queue),
 		cmocka_unit_test(test_spinner_costs_no_host_cpu),
+		cmocka_unit_test(test_spin_on_a_deadline_ends_on_time),
 		cmocka_unit_test(test_sleep_and_wake_in_virtual_time),
 		cmocka_unit_test(test_model_disk_in_virtual_time),
 		cmocka_unit_test(test_mutex_excludes_in_the_simulator),

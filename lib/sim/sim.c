@@ -25,6 +25,7 @@
 #define PS			1000ull	/* the clocks count picoseconds */
 #define SIM_SPIN_TIMEOUT	(10000 * PS)	/* a spin looks again this often */
 #define SIM_PAUSE		(10 * PS)	/* a cpu_relax() that does not park */
+#define SIM_CLOCK_POLL		(500 * PS)	/* a spin that reads the clock */
 
 enum { CPU_RUN, CPU_SPIN, CPU_IDLE };
 enum { TASK_SIM_RUNNABLE, TASK_SIM_SLEEPING, TASK_SIM_DEAD };
@@ -79,6 +80,7 @@ struct sim_cpu {
 	struct sim_line *reads[SIM_WATCH];
 	uint64_t read_version[SIM_WATCH];
 	int nr_reads;
+	bool read_clock;		/* since its last cpu_relax() */
 	struct sim_watch watch[SIM_WATCH];
 	uint64_t spin_gen, tick_gen;
 };
@@ -716,6 +718,7 @@ void sim_relax(void)
 			break;
 	if (!c->nr_reads || i < c->nr_reads) {
 		c->nr_reads = 0;
+		c->read_clock = false;
 		return;
 	}
 	for (i = 0; i < c->nr_reads; i++) {
@@ -731,7 +734,11 @@ void sim_relax(void)
 	}
 	c->state = CPU_SPIN;
 	sim.stats.parks++;
-	ev_push(EV_SPIN, c->clock + SIM_SPIN_TIMEOUT, c, ++c->spin_gen);
+	/* a spin on a deadline (sched_clock()) looks at its clock often */
+	ev_push(EV_SPIN, c->clock + (c->read_clock ? SIM_CLOCK_POLL :
+						     SIM_SPIN_TIMEOUT),
+		c, ++c->spin_gen);
+	c->read_clock = false;
 	to_sched();
 }
 
@@ -827,6 +834,7 @@ int sim_clock_gettime(clockid_t clock, struct timespec *ts)
 				 clock != CLOCK_BOOTTIME))
 		return (clock_gettime)(clock, ts);
 	host_work(sim.m.clock_ns);
+	sim_cpu_running->read_clock = true;
 	ns = sim_cpu_running->clock / PS + SIM_EPOCH_NS;
 	ts->tv_sec = ns / 1000000000u;
 	ts->tv_nsec = ns % 1000000000u;
@@ -838,6 +846,7 @@ uint64_t sim_rdtsc(void)
 	if (!sim_cpu_running)
 		return __builtin_ia32_rdtsc();
 	host_work(sim.m.rdtsc_ns);
+	sim_cpu_running->read_clock = true;
 	return (uint64_t)((sim_cpu_running->clock / PS + SIM_EPOCH_NS) *
 			  tsc_per_ns);
 }
