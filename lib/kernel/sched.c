@@ -71,12 +71,6 @@ static void ns_to_timespec(uint64_t ns, struct timespec *t)
 	t->tv_nsec = ns % 1000000000u;
 }
 
-static void schedule_debug(void)
-{
-	if (unlikely(__preempt_count))
-		sched_bug("scheduling while atomic");
-}
-
 static int set_prio(int policy, int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
@@ -282,28 +276,13 @@ static void deactivate_task(struct rq *rq)
 }
 
 /* A preemption: back of the CPU's queue, still runnable. */
-static void preempt_switch(struct task_struct *p)
+void preempt_switch(struct task_struct *p)
 {
 	schedule_debug();
 	p->nivcsw++;
 	switched_out(p);
 	sched_yield();
 	switched_in(p);
-}
-
-void preempt_schedule(void)
-{
-	preempt_switch(current);
-}
-
-void __cond_resched(void)
-{
-	preempt_switch(current);
-}
-
-void yield(void)
-{
-	preempt_switch(current);
 }
 
 /*

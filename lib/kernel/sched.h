@@ -227,6 +227,14 @@ struct rq *cpu_rq(int cpu);
 
 /* A model scheduler BUG (scheduling while atomic...): said, then abort(). */
 void sched_bug(const char *what) __attribute__((noreturn));
+/* BUG if preemption is disabled: never switch a task out there. */
+void schedule_debug(void);
+/*
+ * Each implementation's switch at a preemption point: p to the back of
+ * its CPU's queue, still runnable (preempt_schedule(), cond_resched(),
+ * yield()).
+ */
+void preempt_switch(struct task_struct *p);
 
 /* The default slice: sysctl_sched_min_granularity scaled for nr_cpus. */
 uint64_t sched_default_slice_ns(int nr_cpus);

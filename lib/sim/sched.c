@@ -59,12 +59,6 @@ void __cpu_unown(void)
 {
 }
 
-static void schedule_debug(void)
-{
-	if (unlikely(__preempt_count))
-		sched_bug("scheduling while atomic");
-}
-
 /* A word a spinner may watch, written where the coherence model sees it. */
 static void sched_write(int *word, int v)
 {
@@ -125,28 +119,13 @@ static void activate_task(struct rq *rq)
 		sched_write(&rq->need_resched, 1);
 }
 
-static void preempt_switch(struct task_struct *p)
+void preempt_switch(struct task_struct *p)
 {
 	schedule_debug();
 	p->nivcsw++;
 	switched_out(p);
 	sim_yield_cpu();
 	switched_in(p);
-}
-
-void preempt_schedule(void)
-{
-	preempt_switch(current);
-}
-
-void __cond_resched(void)
-{
-	preempt_switch(current);
-}
-
-void yield(void)
-{
-	preempt_switch(current);
 }
 
 /* As lib/kernel/sched.c's: false if a wake-up came first. */

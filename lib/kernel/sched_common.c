@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The model scheduler's checks and its default slice, shared by its two
- * implementations: the host's (sched.c) and the simulator's
- * (lib/sim/sched.c).
+ * What the model scheduler's two implementations share: the host's
+ * (sched.c) and the simulator's (lib/sim/sched.c).  Its BUG checks, the
+ * default slice, and the preemption points, which each implementation's
+ * preempt_switch() carries out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,27 @@ void __might_sleep(const char *file, int line)
 	fprintf(stderr, "BUG: sleeping function called from invalid context "
 		"at %s:%d\n", file, line);
 	sched_bug("might_sleep");
+}
+
+void schedule_debug(void)
+{
+	if (unlikely(__preempt_count))
+		sched_bug("scheduling while atomic");
+}
+
+void preempt_schedule(void)
+{
+	preempt_switch(current);
+}
+
+void __cond_resched(void)
+{
+	preempt_switch(current);
+}
+
+void yield(void)
+{
+	preempt_switch(current);
 }
 
 /* sched_init_granularity(): 0.75 ms * (1 + ilog2(min(CPUs, 8))). */
