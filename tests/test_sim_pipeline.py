@@ -102,6 +102,14 @@ class Refusals(unittest.TestCase):
                 self.assertRegex(p.stderr, 'no [a-z_]+ \\(the simulator '
                                  'needs it|has no source')
 
+    def test_bench_without_a_simulator_build(self):
+        sched = os.path.join(BUILD, 'bench', 'sched')
+        p = subprocess.run([sched, '--sim=here', '--cpus=1'],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn('sched has no simulator\'s build', p.stderr)
+
     def test_host_variant_refused(self):
         rwsem = os.path.join(BUILD, 'bench', 'rwsem')
         p = subprocess.run([rwsem, '--sim=here', '--variants=v4.6,fio_xfs',

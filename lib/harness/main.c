@@ -409,9 +409,13 @@ static void sim_binary(const struct kscale_options *o,
 	if (asprintf(&path, "%s/../sim/%s", self, slash + 1) < 0)
 		die(m->name, "out of memory");
 	execv(path, argv);
-	snprintf(err, sizeof(err), "--sim: cannot run the simulator's build "
-		 "%s: %s (scripts/kscale setup builds it)", path,
-		 strerror(errno));
+	if (errno == ENOENT)
+		snprintf(err, sizeof(err), "--sim: %s has no simulator's build "
+			 "(no %s: sim/meson.build says which benches have one)",
+			 m->name, path);
+	else
+		snprintf(err, sizeof(err), "--sim: cannot run the simulator's "
+			 "build %s: %s", path, strerror(errno));
 	die(m->name, err);
 #endif
 }
