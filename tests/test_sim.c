@@ -327,6 +327,33 @@ static void test_sleep_and_wake_in_virtual_time(void **state)
 	sim_exit();
 }
 
+/*
+ * With a wake curve, a CPU idle 1 us wakes after the curve's first
+ * point and one idle 3 ms after its last: 2 us and 20 us here.
+ */
+static void test_wake_after_a_long_idle_costs_more(void **state)
+{
+	static struct sleeper s;
+	struct sim_machine m = machine;
+	char err[128];
+
+	assert_int_equal(sim_machine_wake_curve(&m, "1000:2000,1000000:20000"),
+			 0);
+	assert_int_equal(sim_machine_wake_curve(&m, "5:1,4:1"), -1);
+	assert_int_equal(sim_machine_wake_curve(&m, "1000:2000,1000000:20000"),
+			 0);
+	assert_int_equal(sim_init(&m, 1, err, sizeof(err)), 0);
+	sim_spawn(0, sleeper_task, &s);
+	sim_spawn(4, waker_task, &s);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	/* asleep from near 0 to 5 ms: flat past the last point */
+	assert_true(s.woke_at >= 5000000 + 20000);
+	assert_true(s.woke_at < 5000000 + 20000 + 2000);
+	assert_true(sim_machine_wake_ns(&m, 500) == 2000);
+	assert_true(sim_machine_wake_ns(&m, 500500) == 11000);
+	sim_exit();
+}
+
 struct disk {
 	struct request_queue q;
 	uint64_t done[3];
@@ -497,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_spinner_costs_no_host_cpu),
 		cmocka_unit_test(test_spin_on_a_deadline_ends_on_time),
 		cmocka_unit_test(test_sleep_and_wake_in_virtual_time),
+		cmocka_unit_test(test_wake_after_a_long_idle_costs_more),
 		cmocka_unit_test(test_model_disk_in_virtual_time),
 		cmocka_unit_test(test_mutex_excludes_in_the_simulator),
 		cmocka_unit_test(test_lost_wakeup_is_caught),

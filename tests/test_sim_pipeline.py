@@ -89,6 +89,10 @@ class Refusals(unittest.TestCase):
             self.refused([f'--sim={machine_file(d, cpus="15")}'],
                          'not a multiple of nodes')
             self.refused(['--sim=no-such-machine'], 'cannot read')
+            path = machine_file(d)
+            with open(path, 'a') as f:
+                f.write('wake_curve = 2000:8000,1000:9000\n')
+            self.refused([f'--sim={path}'], 'wake_curve')
 
     def test_existing_machine_files_are_complete_or_refused(self):
         # every profile the simulator is offered names its figures

@@ -12,7 +12,10 @@
  *  - wake_ns: what the model scheduler's wake-up costs here: a futex wake
  *    to a thread asleep on another CPU until it runs, half a round trip
  *    of two threads waking each other (lib/kernel/sched.c's
- *    wake_up_process() and sleep_until_woken());
+ *    wake_up_process() and sleep_until_woken()); and wake_curve, the
+ *    same from the FUTEX_WAKE to the sleeper's first instruction after
+ *    its CPU has idled 2 us to 1 ms (here, under haltpoll: 8 us after
+ *    2 us, 30 us after 1 ms);
  *  - ctxsw_ns: one sched_yield() from one thread to another on one CPU
  *    (the model scheduler's switch at a preemption point);
  *  - for every machine, what the model's own instructions cost here
@@ -39,6 +42,7 @@
 #include "../sys/futex.h"
 #include "../sys/median.h"
 #include "linelat.h"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #include "window_sim.h"
 
 #define HERE_ROUNDS	7
@@ -241,6 +245,98 @@ static double handover_ns(int a, int b, bool yield)
 	return t;
 }
 
+/* The wake-up after an idle of each of these (ns): wake_curve. */
+static const double wake_idle_ns[] = { 2000, 10000, 50000, 200000, 1000000 };
+#define WAKES_A_ROUND	50
+
+struct waker {
+	int cpu;
+	uint32_t word __attribute__((aligned(64)));
+	uint64_t woke;			/* ns, the sleeper's clock */
+	bool asleep, stop, failed;
+};
+
+static void *wake_sleeper(void *arg)
+{
+	struct waker *w = arg;
+
+	if (affinity_pin(w->cpu)) {
+		__atomic_store_n(&w->failed, true, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	for (;;) {
+		__atomic_store_n(&w->asleep, true, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&w->word, __ATOMIC_ACQUIRE))
+			futex(&w->word, FUTEX_WAIT_BITSET, 0, NULL);
+		__atomic_store_n(&w->woke, (uint64_t)now_ns(), __ATOMIC_RELEASE);
+		__atomic_store_n(&w->word, 0, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+			return NULL;
+	}
+}
+
+/*
+ * What a futex wake-up of a thread asleep on CPU b costs, from the
+ * FUTEX_WAKE to its first instruction, after its CPU has been idle for
+ * each of wake_idle_ns: a guest's idle loop may poll first (haltpoll),
+ * a machine's go deeper the longer it waits.  Medians of HERE_ROUNDS
+ * rounds; false if a CPU refused.
+ */
+static bool wake_curve(int a, int b, struct sim_machine *m)
+{
+	struct waker *w = aligned_alloc(64, sizeof(*w));
+	double v[HERE_ROUNDS], t, sent, sum;
+	pthread_t sleeper;
+	size_t g;
+	int i, j;
+
+	memset(w, 0, sizeof(*w));
+	w->cpu = b;
+	if (pthread_create(&sleeper, NULL, wake_sleeper, w)) {
+		free(w);
+		return false;
+	}
+	for (g = 0; g < ARRAY_SIZE(wake_idle_ns) && !w->failed; g++) {
+		for (i = 0; i < HERE_ROUNDS; i++) {
+			for (sum = 0, j = 0; j < WAKES_A_ROUND; j++) {
+				while (!__atomic_load_n(&w->asleep,
+							__ATOMIC_ACQUIRE) &&
+				       !__atomic_load_n(&w->failed,
+							__ATOMIC_ACQUIRE))
+					;
+				__atomic_store_n(&w->asleep, false,
+						 __ATOMIC_RELEASE);
+				t = now_ns();
+				while (now_ns() < t + wake_idle_ns[g])
+					;
+				__atomic_store_n(&w->woke, 0, __ATOMIC_RELEASE);
+				sent = now_ns();
+				__atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
+				futex(&w->word, FUTEX_WAKE, 1, NULL);
+				while (!__atomic_load_n(&w->woke,
+							__ATOMIC_ACQUIRE) &&
+				       !__atomic_load_n(&w->failed,
+							__ATOMIC_ACQUIRE))
+					;
+				sum += (double)w->woke - sent;
+			}
+			v[i] = sum / WAKES_A_ROUND;
+		}
+		m->wake_idle_ns[g] = wake_idle_ns[g];
+		m->wake_at_ns[g] = kscale_median(v, HERE_ROUNDS);
+	}
+	m->nr_wake = g;
+	while (!__atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE) && !w->failed)
+		;
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
+	futex(&w->word, FUTEX_WAKE, 1, NULL);
+	pthread_join(sleeper, NULL);
+	i = w->failed;
+	free(w);
+	return !i;
+}
+
 static double median_of(double (*fn)(int, int, bool), int a, int b,
 			bool yield)
 {
@@ -298,6 +394,8 @@ int sim_machine_here(const struct topology *t, struct sim_machine *m,
 	m->ctxsw_ns = median_of(handover_ns, a, a, true);
 	m->wake_ns = median_of(handover_ns, a, t->nr_cpus > 1 ? t->cpus[1] : a,
 			       false);
+	if (t->nr_cpus > 1 && !wake_curve(a, t->cpus[1], m))
+		m->wake_ns = -1;
 	affinity_restore(&saved);
 	if (m->mem_ns_local < 0 || m->ctxsw_ns < 0 || m->wake_ns < 0) {
 		snprintf(err, len, "here: a measurement failed (out of memory "

@@ -32,6 +32,19 @@ static void add_ns(const char *key, double v)
 		kscale_add_context(key, "%.1f", v);
 }
 
+static void add_wake_curve(const struct sim_machine *m)
+{
+	char buf[256] = "";
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < m->nr_wake && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%.0f:%.0f",
+				i ? "," : "", m->wake_idle_ns[i],
+				m->wake_at_ns[i]);
+	kscale_add_context("sim_wake_curve", "%s", i ? buf : "none");
+}
+
 static void context_add_sim(const struct sim_machine *m, uint64_t seed)
 {
 	kscale_add_context("sim_machine", "%s", m->name);
@@ -51,6 +64,7 @@ static void context_add_sim(const struct sim_machine *m, uint64_t seed)
 	add_ns("sim_mem_ns_remote", m->mem_ns_remote);
 	add_ns("sim_atomic_ns", m->atomic_ns);
 	add_ns("sim_wake_ns", m->wake_ns);
+	add_wake_curve(m);
 	add_ns("sim_ctxsw_ns", m->ctxsw_ns);
 	add_ns("sim_copy_ns_per_kib", m->copy_ns_per_kib);
 	add_ns("sim_rdtsc_ns", m->rdtsc_ns);

@@ -87,6 +87,16 @@ static int parse(FILE *f, const char *path, struct sim_machine *m,
 					sourced[i] = *v != '\0';
 			continue;
 		}
+		if (!strcmp(k, "wake_curve")) {
+			if (sim_machine_wake_curve(m, v)) {
+				snprintf(err, len, "%s:%u: wake_curve = '%s': not "
+					 "IDLE_NS:WAKE_NS,... with IDLE_NS "
+					 "ascending, at most %d points", path,
+					 lineno, v, SIM_WAKE_POINTS);
+				return -1;
+			}
+			continue;
+		}
 		for (i = 0; i < NR_KEYS && strcmp(k, keys[i].name); i++)
 			;
 		if (i == NR_KEYS)
@@ -186,6 +196,53 @@ int sim_machine_core(const struct sim_machine *m, int cpu)
 int sim_machine_node(const struct sim_machine *m, int cpu)
 {
 	return cpu / (m->cpus / m->nodes);
+}
+
+int sim_machine_wake_curve(struct sim_machine *m, const char *text)
+{
+	const char *p = text;
+	char *end;
+	double idle, wake;
+	int n = 0;
+
+	while (*p) {
+		idle = strtod(p, &end);
+		if (end == p || *end != ':' || idle < 0)
+			return -1;
+		p = end + 1;
+		wake = strtod(p, &end);
+		if (end == p || wake < 0 || n == SIM_WAKE_POINTS ||
+		    (n && idle <= m->wake_idle_ns[n - 1]))
+			return -1;
+		m->wake_idle_ns[n] = idle;
+		m->wake_at_ns[n++] = wake;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	if (!n)
+		return -1;
+	m->nr_wake = n;
+	return 0;
+}
+
+double sim_machine_wake_ns(const struct sim_machine *m, double idle_ns)
+{
+	int i;
+
+	if (!m->nr_wake)
+		return m->wake_ns;
+	if (idle_ns <= m->wake_idle_ns[0])
+		return m->wake_at_ns[0];
+	for (i = 1; i < m->nr_wake; i++)
+		if (idle_ns <= m->wake_idle_ns[i])
+			return m->wake_at_ns[i - 1] +
+			       (m->wake_at_ns[i] - m->wake_at_ns[i - 1]) *
+			       (idle_ns - m->wake_idle_ns[i - 1]) /
+			       (m->wake_idle_ns[i] - m->wake_idle_ns[i - 1]);
+	return m->wake_at_ns[m->nr_wake - 1];
 }
 
 double sim_machine_line_ns(const struct sim_machine *m, int a, int b)

@@ -10,6 +10,7 @@
 
 #define SIM_MAX_CPUS	1024
 #define SIM_MAX_NODES	256
+#define SIM_WAKE_POINTS	8
 
 struct sim_machine {
 	char name[64];
@@ -26,6 +27,13 @@ struct sim_machine {
 	double mem_ns_remote;	/* ... home on another node */
 	double atomic_ns;	/* a locked RMW's own cost, line held */
 	double wake_ns;		/* wake_up_process() to running, idle CPU */
+	/*
+	 * Optional (wake_curve): the wake-up after the CPU has been idle
+	 * for wake_idle_ns[i] is wake_at_ns[i], linear between points and
+	 * flat beyond them (an idle loop that polls, then halts deeper).
+	 */
+	int nr_wake;
+	double wake_idle_ns[SIM_WAKE_POINTS], wake_at_ns[SIM_WAKE_POINTS];
 	double ctxsw_ns;	/* schedule() from one task to another */
 	double work_scale;	/* this machine's work ns -> the machine's */
 	/* the model's own instructions, measured here (as work: scaled) */
@@ -43,6 +51,10 @@ int sim_machine_load(const char *name, const char *dir,
 /* The node and core of a CPU: CPUs fill a core, then a node, in order. */
 int sim_machine_node(const struct sim_machine *m, int cpu);
 int sim_machine_core(const struct sim_machine *m, int cpu);
+/* What waking a CPU idle for idle_ns costs: wake_curve, or wake_ns. */
+double sim_machine_wake_ns(const struct sim_machine *m, double idle_ns);
+/* "IDLE:WAKE,IDLE:WAKE..." (ns, idle ascending) into m; 0 or -1. */
+int sim_machine_wake_curve(struct sim_machine *m, const char *text);
 /* One-way transfer of a line Modified in b to a. */
 double sim_machine_line_ns(const struct sim_machine *m, int a, int b);
 

@@ -896,17 +896,20 @@ void sim_sleep(uint64_t timeout_ns)
 int sim_wake(struct sim_task *t)
 {
 	struct sim_cpu *c = t->cpu;
-	uint64_t at;
+	uint64_t now, idle, at;
 
 	if (t->state != TASK_SIM_SLEEPING)
 		return 0;
 	t->state = TASK_SIM_RUNNABLE;
-	at = (sim_cpu_running ? sim_cpu_running->clock : sim.ev_now) +
-	     (uint64_t)(sim.m.wake_ns * PS);
+	now = sim_cpu_running ? sim_cpu_running->clock : sim.ev_now;
 	if (c->curr) {
 		rq_add(c, t);
 		return 1;
 	}
+	/* an idle CPU: the longer it has slept, the longer it takes */
+	idle = now > c->idle_since ? now - c->idle_since : 0;
+	at = now + (uint64_t)(sim_machine_wake_ns(&sim.m,
+						  (double)idle / PS) * PS);
 	cpu_resume(c, at);
 	cpu_switch_in(c, t);
 	return 1;

@@ -138,6 +138,15 @@ def measure_here(bench, out, log):
     for key in HERE_KEYS:
         lines.append(f'{key} = {ctx["kscale_sim_" + key]}')
         lines.append(f'source.{key} = {src}')
+    curves = [p['kscale_sim_wake_curve'] for p in probes]
+    if all(c != 'none' for c in curves):
+        points = [[tuple(map(float, x.split(':'))) for x in c.split(',')]
+                  for c in curves]
+        curve = ','.join(f'{pts[0][0]:.0f}:'
+                         f'{statistics.median(p[i][1] for p in points):.0f}'
+                         for i, pts in enumerate(zip(*points)))
+        lines.append(f'wake_curve = {curve}')
+        lines.append(f'source.wake_curve = {src}')
     lines.append(f'ghz = {ghz}')
     lines.append('source.ghz = /proc/cpuinfo cpu MHz: work_scale is 1')
     path = os.path.join(out, 'here.conf')
