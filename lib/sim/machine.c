@@ -18,9 +18,11 @@ struct key {
 	double min, max;
 };
 
-#define NUM(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), false, false, lo, hi }
-#define INT(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), true, false, lo, hi }
-#define NONE(n, lo, hi)	{ #n, offsetof(struct sim_machine, n), false, true, lo, hi }
+#define KEY(n, integer, none_ok, lo, hi)				\
+	{ #n, offsetof(struct sim_machine, n), integer, none_ok, lo, hi }
+#define NUM(n, lo, hi)	KEY(n, false, false, lo, hi)
+#define INT(n, lo, hi)	KEY(n, true, false, lo, hi)
+#define NONE(n, lo, hi)	KEY(n, false, true, lo, hi)
 
 /* Every figure the simulator reads; each needs a source.KEY line. */
 static const struct key keys[] = {
