@@ -25,6 +25,7 @@
 #include "../lib/kernel/sched.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/sim/sim.h"
+#include "../lib/sys/clock.h"
 #include "helpers.h"
 
 /* 8 CPUs, 2 nodes of 2 cores of 2 threads. */
@@ -233,20 +234,12 @@ struct deadline {
 	uint64_t until, left;
 };
 
-static uint64_t clock_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void deadline_task(void *arg)
 {
 	struct deadline *d = arg;
-	uint64_t until = clock_now_ns() + d->until;
+	uint64_t until = (uint64_t)now_ns() + d->until;
 
-	while (!READ_ONCE(d->word) && clock_now_ns() < until)
+	while (!READ_ONCE(d->word) && (uint64_t)now_ns() < until)
 		cpu_relax();
 	d->left = sim_now();
 }

@@ -39,21 +39,14 @@
 #include <unistd.h>
 
 #include "../sys/affinity.h"
+#include "../sys/clock.h"
 #include "../sys/futex.h"
 #include "../sys/median.h"
+#include "kscale.h"
 #include "linelat.h"
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #include "window_sim.h"
 
 #define HERE_ROUNDS	7
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static double hit_ns(void)
 {

@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../kernel/lockstat.h"
 #include "../kernel/sched.h"
 #include "../sim/sim.h"
+#include "../sys/clock.h"
 #include "res.h"
 #include "window.h"
 #include "window_sim.h"
@@ -69,14 +69,6 @@ static void sim_snapshot(const struct kscale_run *run, struct snapshot *s)
 	}
 }
 
-static double host_seconds(void)
-{
-	struct timespec ts;
-
-	(clock_gettime)(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Runs to until_ns; false (the run failed, saying why) if it cannot. */
 static bool sim_run_to(struct kscale_bench *b, uint64_t until_ns,
 		       const char *phase)
@@ -110,7 +102,7 @@ static void sim_window(struct kscale_bench *b)
 	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	uint64_t watchdog = b->watchdog * 1e9, t0, t1, step = 1000000, t;
 	struct res_snapshot res0, res1;
-	double host0 = host_seconds(), ops;
+	double host0 = now(), ops;
 	char err[256];
 	int i;
 
@@ -160,7 +152,7 @@ static void sim_window(struct kscale_bench *b)
 	ops = set_counters(b, start, end, b->duration);
 	if (lockstat.enabled)
 		res_counters(run, ops, &res0, &res1);
-	sim_counters(run, host_seconds() - host0);
+	sim_counters(run, now() - host0);
 out:
 	sim_exit();
 	free(start);

@@ -111,8 +111,7 @@ static struct sim {
 	/* lines: open addressing into chunks that never move */
 	unsigned char **chunks;
 	size_t line_size, nr_lines, nr_chunks;
-	uint32_t *table;
-	size_t table_cap;
+	uint32_t *table;		/* 1 << table_bits slots */
 	int table_bits;
 	struct sim_home *homes;
 	size_t nr_homes, homes_cap;
@@ -145,15 +144,23 @@ static uint64_t sim_rand(void)
 	return sim.rand;
 }
 
-static void *xcalloc(size_t n, size_t size)
+static void *out_of_memory(void *p)
 {
-	void *p = calloc(n, size);
-
 	if (!p) {
 		fprintf(stderr, "kscale sim: out of memory\n");
 		abort();
 	}
 	return p;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	return out_of_memory(calloc(n, size));
+}
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	return out_of_memory(realloc(p, n * size));
 }
 
 /* --- events --------------------------------------------------------- */
@@ -174,9 +181,7 @@ static void ev_push(int type, uint64_t t, void *p, uint64_t gen)
 
 	if (sim.nr_events == sim.heap_size) {
 		sim.heap_size = sim.heap_size ? 2 * sim.heap_size : 1024;
-		sim.heap = realloc(sim.heap, sim.heap_size * sizeof(e));
-		if (!sim.heap)
-			xcalloc(SIZE_MAX, 1);
+		sim.heap = xrealloc(sim.heap, sim.heap_size, sizeof(e));
 	}
 	for (i = sim.nr_events++; i; i = (i - 1) / 2) {
 		if (!ev_before(&e, &sim.heap[(i - 1) / 2]))
@@ -412,28 +417,26 @@ static void table_grow(void)
 	}
 	free(sim.table);
 	sim.table = table;
-	sim.table_cap = cap;
 }
 
 static struct sim_line *line_get(uintptr_t addr, int node)
 {
 	uintptr_t tag = (addr >> sim.line_shift) + 1;
 	struct sim_line *l;
-	size_t h;
+	size_t h, mask;
 
-	if (2 * (sim.nr_lines + 1) > sim.table_cap)
+	if (2 * (sim.nr_lines + 1) > (size_t)1 << sim.table_bits)
 		table_grow();
+	mask = ((size_t)1 << sim.table_bits) - 1;
 	h = line_hash(tag);
-	for (; sim.table[h]; h = (h + 1) & (sim.table_cap - 1)) {
+	for (; sim.table[h]; h = (h + 1) & mask) {
 		l = line_at(sim.table[h] - 1);
 		if (l->tag == tag)
 			return l;
 	}
 	if (sim.nr_lines == sim.nr_chunks * LINE_CHUNK) {
-		sim.chunks = realloc(sim.chunks, (sim.nr_chunks + 1) *
-					       sizeof(*sim.chunks));
-		if (!sim.chunks)
-			xcalloc(SIZE_MAX, 1);
+		sim.chunks = xrealloc(sim.chunks, sim.nr_chunks + 1,
+				      sizeof(*sim.chunks));
 		sim.chunks[sim.nr_chunks++] = xcalloc(LINE_CHUNK,
 						      sim.line_size);
 	}
@@ -657,10 +660,8 @@ void sim_set_home(const void *p, size_t len, int node)
 		return;
 	if (sim.nr_homes == sim.homes_cap) {
 		sim.homes_cap = sim.homes_cap ? 2 * sim.homes_cap : 256;
-		sim.homes = realloc(sim.homes,
-				    sim.homes_cap * sizeof(*sim.homes));
-		if (!sim.homes)
-			xcalloc(SIZE_MAX, 1);
+		sim.homes = xrealloc(sim.homes, sim.homes_cap,
+				     sizeof(*sim.homes));
 	}
 	for (i = sim.nr_homes; i && sim.homes[i - 1].start > start; i--)
 		sim.homes[i] = sim.homes[i - 1];
@@ -668,23 +669,21 @@ void sim_set_home(const void *p, size_t len, int node)
 	sim.nr_homes++;
 }
 
-void sim_delay(uint64_t ns)
-{
-	struct sim_cpu *c = sim_cpu_running;
-
-	if (!c)
-		return;
-	sim.stats.events++;
-	c->clock += (uint64_t)(ns * sim.m.work_scale * PS + 0.5);
-}
-
-/* ns of the model's own instructions, measured here: scaled work */
+/* ns of this machine's work (calibrated, or its own instructions'), scaled */
 static void host_work(double ns)
 {
 	struct sim_cpu *c = sim_cpu_running;
 
 	if (c)
 		c->clock += (uint64_t)(ns * sim.m.work_scale * PS + 0.5);
+}
+
+void sim_delay(uint64_t ns)
+{
+	if (!sim_cpu_running)
+		return;
+	sim.stats.events++;
+	host_work(ns);
 }
 
 static void copy_work(size_t n)
@@ -856,21 +855,9 @@ int sim_task_cpu(const struct sim_task *t)
 	return t->cpu->id;
 }
 
-int sim_cpu_id(const struct sim_cpu *c)
-{
-	return c->id;
-}
-
 int sim_nr_tasks(void)
 {
 	return sim.nr_tasks;
-}
-
-int sim_nr_running(int cpu)
-{
-	const struct sim_cpu *c = &sim.cpus[cpu];
-
-	return !!c->curr + c->nr_queued;
 }
 
 void sim_set_tick(uint64_t slice_ns, void (*fn)(int cpu))

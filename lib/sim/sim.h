@@ -67,7 +67,10 @@ void sim_delay(uint64_t ns);
 void sim_relax(void);
 /* A write from the host (a stop flag): spinners on its line look again. */
 void sim_host_write(const volatile void *p);
-/* The line of [p, p + len) is homed on node (a node's allocation). */
+/*
+ * The lines of [p, p + len) are homed on node, from now until sim_exit()
+ * (else on their first toucher's).  Only the tests call it so far.
+ */
 void sim_set_home(const void *p, size_t len, int node);
 
 /* Statistics of the run so far. */
@@ -90,7 +93,6 @@ struct sim_task *sim_task_of(struct task_struct *p);
 /* Virtual ns t has run on a CPU. */
 uint64_t sim_task_cputime(const struct sim_task *t);
 int sim_task_cpu(const struct sim_task *t);
-int sim_cpu_id(const struct sim_cpu *c);
 /* Gives the CPU up: the task sleeps until sim_wake() (or a timeout). */
 void sim_sleep(uint64_t timeout_ns);
 /* Wake t: runnable on its CPU wake_ns from now. 1 if it slept. */
@@ -99,8 +101,6 @@ int sim_wake(struct sim_task *t);
 void sim_yield_cpu(void);
 /* Move the running task to cpu's queue. */
 void sim_migrate(int cpu);
-/* Tasks runnable on cpu, the running one included. */
-int sim_nr_running(int cpu);
 /* After slice_ns of the running task with others queued: a tick, fn(cpu). */
 void sim_set_tick(uint64_t slice_ns, void (*fn)(int cpu));
 
