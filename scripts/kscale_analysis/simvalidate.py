@@ -24,7 +24,8 @@ import subprocess
 import sys
 import time
 
-from .results import KscaleError
+from .compare import parse_selector
+from .results import KscaleError, load_merged
 
 BENCHES = {
     'mnt_writers': ['--variants=none,atomic,pernode,percpu,percpu_seed,'
@@ -156,39 +157,27 @@ def measure_here(bench, out, log):
 
 
 def rates(paths, metric='ops_per_sec'):
-    """{name without Google Benchmark's suffixes and thread count: {threads:
-    [values]}} over the results files."""
+    """{point: {threads: [values]}} over the results files (repetitions and
+    seeds pooled), a point being VARIANT/KNOB:VALUE... as a selector of
+    kscale compare writes it, the placement left out."""
     out = {}
-    for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
-        for b in doc['benchmarks']:
-            if b.get('run_type') == 'aggregate' or metric not in b:
-                continue
-            parts = b['name'].split('/')
-            threads = int(b['name'].rsplit('threads:', 1)[1])
-            key = '/'.join(p for p in parts if p.split(':')[0] not in
-                           ('iterations', 'manual_time', 'threads',
-                            'repeats', 'placement'))
-            out.setdefault(key, {}).setdefault(threads, []).append(b[metric])
+    for run in load_merged(paths).runs.values():
+        point = '/'.join([run.variant] + [f'{k}:{v}' for k, v in run.knobs
+                                          if k != 'placement'])
+        out.setdefault(point, {})[run.threads] = run.values(metric)
     return out
 
 
-def point_key(key, variant_knobs):
-    """Does the benchmark key (model/workload/variant/knob:v...) match
-    variant[/knob:value...]?"""
-    want = variant_knobs.split('/')
-    parts = key.split('/')
-    return parts[2] == want[0] and all(w in parts[3:] for w in want[1:])
-
-
-def find(table, run_key, variant_knobs, threads):
-    hits = [v[threads] for k, v in table.items()
-            if k.startswith(run_key + '/') and point_key(k, variant_knobs)
-            and threads in v]
-    if len(hits) != 1:
-        return None
-    return statistics.median(hits[0])
+def find(table, selector, threads):
+    """The median at threads of the one point the selector matches."""
+    variant, knobs = parse_selector(selector)
+    hits = []
+    for point, by_threads in table.items():
+        v, k = parse_selector(point)
+        if v == variant and threads in by_threads and \
+                all(k.get(key) == value for key, value in knobs.items()):
+            hits.append(by_threads[threads])
+    return statistics.median(hits[0]) if len(hits) == 1 else None
 
 
 def main(argv):
@@ -276,7 +265,7 @@ def report(args, runs, native, sim, ctx):
                 err = pct(s, m)
                 ok = abs(err) <= args.rate_tol
                 failed += not ok
-                lines.append(f'| {label} | {key.split("/", 2)[2]} | {n} | '
+                lines.append(f'| {label} | {key} | {n} | '
                              f'{m:.4g} | {s:.4g} | {err:+.1f}% | '
                              f'{"ok" if ok else "FAIL"} |')
     lines += ['', f'## Seeds\' before/after, pass within {args.ratio_tol:g}%',
@@ -286,10 +275,8 @@ def report(args, runs, native, sim, ctx):
     for seed, label, before, after, n in SEEDS:
         if label not in labels:
             continue
-        mb, ma = (find(native[label], label.split('_disks')[0], v, n)
-                  for v in (before, after))
-        sb, sa = (find(sim[label], label.split('_disks')[0], v, n)
-                  for v in (before, after))
+        mb, ma = (find(native[label], v, n) for v in (before, after))
+        sb, sa = (find(sim[label], v, n) for v in (before, after))
         if None in (mb, ma, sb, sa):
             lines.append(f'| {seed} | {label} | {before} -> {after} | {n} | '
                          f'- | - | - | FAIL: missing |')
