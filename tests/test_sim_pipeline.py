@@ -20,6 +20,7 @@ import unittest
 ROOT, BUILD = sys.argv[1], sys.argv[2]
 sys.path.insert(0, ROOT)
 from scripts.kscale_analysis import mva, ticket_markov  # noqa: E402
+from scripts.kscale_analysis.predict.machine import machine_values  # noqa: E402
 
 PRIMITIVES = os.path.join(BUILD, 'bench', 'primitives')
 MACHINES = os.path.join(ROOT, 'configs', 'machines')
@@ -160,14 +161,7 @@ class Runs(unittest.TestCase):
 
 
 def read_machine(name):
-    m = {}
-    with open(os.path.join(MACHINES, name + '.conf')) as f:
-        for line in f:
-            line = line.split('#')[0]
-            if '=' in line and not line.startswith('source.'):
-                k, v = (x.strip() for x in line.split('=', 1))
-                m[k] = v
-    return m
+    return machine_values(os.path.join(MACHINES, name + '.conf'))
 
 
 def mean_transfer(m):

@@ -93,9 +93,9 @@ def machine_path(spec, directory):
     return os.path.join(directory, f"{spec}.conf")
 
 
-def read_machine(path):
-    """Parse a machine file (configs/machines/README): `key = value`
-    lines, a '#' starting a comment to the end of its line, blank lines."""
+def machine_values(path):
+    """A machine file's `key = value` lines as a dict (configs/machines/README):
+    a '#' starts a comment to the end of its line; blank lines are skipped."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -114,6 +114,12 @@ def read_machine(path):
         if key in values:
             raise KscaleError(f"{path}:{lineno}: {key} given twice")
         values[key] = value
+    return values
+
+
+def read_machine(path):
+    """Parse a machine file into the Machine predict's MVA uses."""
+    values = machine_values(path)
     if "cpus" not in values:
         raise KscaleError(f"{path}: no 'cpus = N' line")
     name = os.path.splitext(os.path.basename(path))[0]
