@@ -216,7 +216,8 @@ class TicketLockCollapse(unittest.TestCase):
     acquisition at 16 cores).  The chain leaves both out; the paper found
     the hardware's collapse sharper than its model's.  So the chain is
     held to 20% below the collapse, and above it the simulator must
-    collapse no later and no less.
+    collapse no later and no less.  docs/sim.md measures what each of the
+    two costs.
     """
 
     MACHINE = 'amd-48core-opteron-2010'
