@@ -159,6 +159,24 @@ class Runs(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn('threads:16', p.stdout)
 
+    def test_repetition_is_the_next_seed(self):
+        """A repetition is another sample, not the same run again."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'r.json')
+            run([f'--sim={machine_file(d)}', '--benchmark_repetitions=2',
+                 f'--benchmark_out={out}'] + self.ARGS)
+            reps = [b for b in results(out)['benchmarks']
+                    if b.get('run_type') == 'iteration']
+            drop = ('sim_host_seconds', 'sim_events_per_host_sec',
+                    'cpu_time', 'real_time', 'repetitions',
+                    'repetition_index')
+            second = counters(results(self.sim(d, 2, 'c.json')), drop)
+            self.assertEqual(len(reps), 2 * len(second))
+            self.assertEqual(counters({'benchmarks': reps[1::2]}, drop),
+                             second)
+            self.assertNotEqual(counters({'benchmarks': reps[0::2]}, drop),
+                                second)
+
 
 def read_machine(name):
     return machine_values(os.path.join(MACHINES, name + '.conf'))

@@ -67,8 +67,8 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			"(docs/sim.md)"),
 		KSCALE_FLAG_INT("sim-seed", "N", &o->sim_seed,
 			KSCALE_FROM(1, MAX_INT), "1",
-			"the simulation's seed: the same seed, the same\n"
-			"result"),
+			"the simulation's seed, the next one for each\n"
+			"repetition: the same seed, the same result"),
 		KSCALE_FLAG_BOOL("oversubscribe", &o->oversubscribe, "0",
 			"allow more threads than CPUs"),
 		KSCALE_FLAG_INT("slice-us", "N", &o->slice_us,

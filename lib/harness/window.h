@@ -52,6 +52,7 @@ struct kscale_bench {
 	bool perf;			/* perf records the window (perf.h) */
 	int nr_done;			/* threads out of their loop */
 	double window;			/* seconds the last window lasted */
+	int nr_windows;			/* simulated: run so far, each its own seed */
 	struct kscale_run run;
 };
 

@@ -106,7 +106,9 @@ static void sim_window(struct kscale_bench *b)
 	char err[256];
 	int i;
 
-	if (sim_init(&kscale_sim.machine, kscale_sim.seed, err, sizeof(err))) {
+	/* a repetition is another sample: the run's seed, then the next */
+	if (sim_init(&kscale_sim.machine, kscale_sim.seed + b->nr_windows++,
+		     err, sizeof(err))) {
 		kscale_fail(run, "%s", err);
 		goto out;
 	}
