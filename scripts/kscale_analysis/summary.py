@@ -6,7 +6,9 @@ results file, a before and an after variant there, and a metric: its
 table line shows what the seed reported (configs/seed-claims.tsv), the
 after/before ratio of the medians here, the bootstrap 95% confidence
 interval of that ratio and the verdict, as `kscale compare` judges a row;
-the lines are judged together, as the rows of one table.
+the lines are judged together, as the rows of one table.  A simulated
+results file (bench --sim) makes the column "Simulated", and --here=LABEL
+adds the same ratio measured on this machine (configs/seeds-at-scale.conf).
 """
 
 import csv
@@ -19,8 +21,8 @@ from .results import KscaleError, load
 
 PROG = "kscale summary"
 USAGE = (f"{PROG} --claims=FILE [--out=BASE] RESULTS_DIR "
-         "'LABEL BEFORE AFTER --seed=SEED [--metric=NAME]'...")
-HEADLINE_SYNTAX = "LABEL BEFORE AFTER --seed=SEED [--metric=NAME]"
+         "'LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]'...")
+HEADLINE_SYNTAX = "LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]"
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
 HEADER = ["Seed", "Bottleneck", "Before -> after", "Seed reported", "On",
           "Here", "95% CI", "Verdict"]
@@ -32,7 +34,10 @@ what the seed reported (its line of the --claims file, a tab-separated
 table with the columns seed, title, reported and machine), and here the
 after/before ratio of the medians of the metric (default: the model's
 primary one), its bootstrap 95% confidence interval and the verdict of
-`kscale compare`. With --out=BASE the table is written to BASE.txt and,
+`kscale compare`. Where LABEL.json was simulated (bench --sim) the
+column is "Simulated" and the ratio the simulated machine's; --here=HERE
+adds a column "This machine": the same ratio at HERE.json's one point
+where BEFORE and AFTER pair up, measured here. With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -44,6 +49,7 @@ class Headline:
     after: str
     seed: str
     metric: object = None  # None: the model's primary metric
+    here: object = None  # label of the same ratio measured on this machine
 
 
 @dataclass
@@ -61,6 +67,7 @@ class Line:
     results: object  # results.Results
     row: object  # compare.Row: the one point
     metric: str
+    here: object = None  # the same ratio's Line on this machine, or None
 
 
 def build_parser():
@@ -82,7 +89,7 @@ def parse_headline(text):
     words, options = [], {}
     for word in text.split():
         key, sep, value = word.partition("=")
-        if key in ("--seed", "--metric") and sep and value:
+        if key in ("--seed", "--metric", "--here") and sep and value:
             options[key[2:]] = value
         elif word.startswith("-"):
             raise KscaleError(f"headline {text!r}: unknown option {word!r} "
@@ -113,14 +120,16 @@ def read_claims(path):
     return claims
 
 
-def headline_line(results_dir, headline, claims):
-    """The headline's table line: its one point of LABEL.json."""
-    what = f"headline {headline.label} {headline.before} {headline.after}"
+def headline_line(results_dir, headline, claims, here=False):
+    """The headline's table line: its one point of LABEL.json (of its
+    --here's with here)."""
+    label = headline.here if here else headline.label
+    what = f"headline {label} {headline.before} {headline.after}"
     claim = claims.get(headline.seed)
     if claim is None:
         raise KscaleError(f"{what}: no seed {headline.seed!r} in the claims "
                           f"(seeds: {', '.join(claims)})")
-    results = load(os.path.join(results_dir, f"{headline.label}.json"))
+    results = load(os.path.join(results_dir, f"{label}.json"))
     metric = headline.metric or compare.default_metrics([results])[0]
     results.require_metric(metric)
     tables, _ = compare.variant_tables(results, headline.before, headline.after)
@@ -130,7 +139,19 @@ def headline_line(results_dir, headline, claims):
                           f"({'; '.join(row.test for row in rows)}); a headline "
                           "needs one: run one, or pin knobs or threads in the "
                           f"selectors (e.g. {headline.before}/threads:all)")
-    return Line(headline, claim, results, rows[0], metric)
+    line = Line(headline, claim, results, rows[0], metric)
+    if headline.here and not here:
+        line.here = headline_line(results_dir, headline, claims, here=True)
+        if simulated(line.here.results):
+            raise KscaleError(f"{what}: --here={headline.here}: "
+                              f"{headline.here}.json was simulated; --here "
+                              "is this machine's measurement")
+    return line
+
+
+def simulated(results):
+    """The simulated machine's name, or None: measured here."""
+    return results.context.get("kscale_sim_machine")
 
 
 def fmt_ratio(change):
@@ -150,6 +171,8 @@ def fmt_ratio_ci(assessment):
 def where(line):
     """'2 CPUs', or '32 tasks on 2 CPUs' when the tasks outnumber the CPUs."""
     cpus = compare.allowed_cpus(line.results)
+    if simulated(line.results):
+        cpus = int(line.results.context.get("kscale_sim_cpus", 0)) or None
     before, after = line.row.before.threads, line.row.after.threads
     tasks = str(before) if before == after else f"{before}->{after}"
     if cpus is None or max(before, after) <= cpus:
@@ -157,19 +180,52 @@ def where(line):
     return f"{tasks} tasks on {cpus} CPUs"
 
 
-def table_cells(lines):
-    """A row of cells per line, the lines judged together."""
-    assessed = stats.assess_table(
+def assess(lines):
+    """Each line's stats.Assessment, the lines judged together."""
+    return stats.assess_table(
         [(line.row.before.values(line.metric), line.row.after.values(line.metric))
          for line in lines])
+
+
+def ratio_at(line, a):
+    """'1.92x at 2 CPUs' and the point's disturbance marks."""
+    if a.change is None:
+        return "n/a"
+    return f"{fmt_ratio(a.change)} at {where(line)}" + compare.disturbed(line.row)
+
+
+def result_column(lines):
+    """'Here', 'Simulated', or 'Result' for a table of both."""
+    sims = {bool(simulated(line.results)) for line in lines}
+    return "Result" if len(sims) > 1 else "Simulated" if sims == {True} else "Here"
+
+
+def header(lines):
+    cells = list(HEADER)
+    cells[HEADER.index("Here")] = result_column(lines)
+    if any(line.here for line in lines):
+        cells.append("This machine")
+    return cells
+
+
+def table_cells(lines):
+    """A row of cells per line, the lines judged together."""
+    mixed = result_column(lines) == "Result"
+    heres = [line.here for line in lines if line.here]
+    here_of = dict(zip(map(id, heres), assess(heres)))
     body = []
-    for line, a in zip(lines, assessed):
+    for line, a in zip(lines, assess(lines)):
         h = line.headline
-        here = "n/a" if a.change is None else f"{fmt_ratio(a.change)} at {where(line)}"
-        body.append([h.seed, line.claim.title, f"{h.before} -> {h.after}",
-                     line.claim.reported, line.claim.machine,
-                     here + compare.disturbed(line.row), fmt_ratio_ci(a),
-                     VERDICTS[a.mark]])
+        result = ratio_at(line, a)
+        if mixed and simulated(line.results):
+            result += " (sim)"
+        cells = [h.seed, line.claim.title, f"{h.before} -> {h.after}",
+                 line.claim.reported, line.claim.machine, result,
+                 fmt_ratio_ci(a), VERDICTS[a.mark]]
+        if heres:
+            cells.append(ratio_at(line.here, here_of[id(line.here)])
+                         if line.here else "-")
+        body.append(cells)
     return body
 
 
@@ -182,31 +238,52 @@ def machine(results):
     return ", ".join(p for p in parts if p) or "this machine"
 
 
+def repetitions(lines):
+    return stats.span({n for line in lines
+                       for n in (len(line.row.before.values(line.metric)),
+                                 len(line.row.after.values(line.metric)))})
+
+
 def footnotes(lines):
-    counts = {n for line in lines for n in (len(line.row.before.values(line.metric)),
-                                            len(line.row.after.values(line.metric)))}
     metrics = ", ".join(f"{line.headline.seed} {line.metric} of {line.headline.label}.json"
                         for line in lines)
+    every = lines + [line.here for line in lines if line.here]
     notes = compare.error_notes({line.results.label: line.results
-                                 for line in lines}.values())
-    return [f"Here: the after/before ratio of the medians of n = {stats.span(counts)} "
-            f"repetitions per side: {metrics}",
-            "Seed reported: the seed's own figure, as the same after/before ratio, "
-            "and the machine it was measured on"] + compare.legend(stats.MIN_EFFECT_PCT) + notes
+                                 for line in every}.values())
+    out = [f"{result_column(lines)}: the after/before ratio of the medians of "
+           f"n = {repetitions(lines)} repetitions per side: {metrics}"]
+    sims = sorted({f"{line.headline.label}.json on {simulated(line.results)}"
+                   for line in lines if simulated(line.results)})
+    if sims:
+        out.append("Simulated: in virtual time on configs/machines/ (docs/sim.md), "
+                   "each repetition its own seed: " + ", ".join(sims))
+    heres = [line.here for line in lines if line.here]
+    if heres:
+        out.append(f"This machine: the same ratio measured on {machine(heres[0].results)}, "
+                   f"n = {repetitions(heres)} repetitions per side: "
+                   + ", ".join(sorted({f"{line.headline.here}.json" for line in lines
+                                       if line.here})))
+    return out + ["Seed reported: the seed's own figure, as the same after/before ratio, "
+                  "and the machine it was measured on"] + \
+        compare.legend(stats.MIN_EFFECT_PCT) + notes
 
 
 def report(lines, markdown):
-    title = f"kscale summary: each seed's headline on {machine(lines[0].results)}"
+    if result_column(lines) == "Simulated":
+        title = "kscale summary: each seed's headline simulated on its machine"
+    else:
+        title = f"kscale summary: each seed's headline on {machine(lines[0].results)}"
+    head = header(lines)
     body = table_cells(lines)
     if markdown:
-        out = [f"**{title}**", "", compare.markdown_row(HEADER),
-               "|" + "|".join(":---" for _ in HEADER) + "|"]
+        out = [f"**{title}**", "", compare.markdown_row(head),
+               "|" + "|".join(":---" for _ in head) + "|"]
         out += [compare.markdown_row(cells) for cells in body] + [""]
     else:
-        widths = compare.column_widths([HEADER] + body)
-        out = [title, "", compare.aligned(HEADER, widths, left=len(HEADER)),
+        widths = compare.column_widths([head] + body)
+        out = [title, "", compare.aligned(head, widths, left=len(head)),
                compare.rule(widths)]
-        out += [compare.aligned(cells, widths, left=len(HEADER)) for cells in body] + [""]
+        out += [compare.aligned(cells, widths, left=len(head)) for cells in body] + [""]
     out += compare.block(footnotes(lines), markdown)
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -86,16 +86,18 @@ check_run_options() {
 		die "$where: run $label: --max-repetitions needs --target-ci"
 }
 
-# headline ... --seed=SEED [--metric=NAME]: SEED has a line in $seed_claims.
+# headline ... --seed=SEED [--metric=NAME] [--here=LABEL]: SEED has a line
+# in $seed_claims, LABEL an earlier run line.
 check_headline_options() {
-	local where=$1 arg seed=''
+	local where=$1 name=$2 arg seed=''
 
-	shift
+	shift 2
 	for arg; do
 		case $arg in
 		--seed=?*) seed=${arg#--seed=} ;;
 		--metric=?*) check_name "$where" metric "${arg#--metric=}" ;;
-		*) die "$where: headline: unexpected '$arg' (expected --seed=SEED [--metric=NAME])" ;;
+		--here=?*) check_label_run "$where" "$name" "${arg#--here=}" ;;
+		*) die "$where: headline: unexpected '$arg' (expected --seed=SEED [--metric=NAME] [--here=LABEL])" ;;
 		esac
 	done
 	[[ -n $seed ]] || die "$where: headline needs --seed=SEED (a seed of $(rel "$seed_claims"))"
@@ -147,11 +149,11 @@ config_line() {
 		;;
 	headline)
 		(($# >= 3)) ||
-			die "$where: expected: headline LABEL BEFORE AFTER --seed=SEED [--metric=NAME]"
+			die "$where: expected: headline LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]"
 		check_label_run "$where" "$name" "$1"
 		check_selector "$where" "$2"
 		check_selector "$where" "$3"
-		check_headline_options "$where" "${@:4}"
+		check_headline_options "$where" "$name" "${@:4}"
 		[[ -n ${cfg_headlines[$name]:-} ]] || summary_configs+=("$name")
 		cfg_headlines[$name]+="$*"$'\n'
 		return

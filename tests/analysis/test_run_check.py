@@ -89,7 +89,9 @@ class RunCheckTest(unittest.TestCase):
                 ("run a mnt_writers --benchmark_repetitions=09\n",
                  "--benchmark_repetitions=09: expected a positive number"),
                 ("headline a x y --seed=000\n", "no earlier 'run a'"),
-                ("run a mnt_writers\nheadline a x y --seed=999\n", "no seed '999'")):
+                ("run a mnt_writers\nheadline a x y --seed=999\n", "no seed '999'"),
+                ("run a mnt_writers\nheadline a x y --seed=000 --here=b\n",
+                 "no earlier 'run b'")):
             with self.subTest(config=text):
                 path = self.config(text)
                 self.assert_refused(self.kscale("run", "--check", path), message)

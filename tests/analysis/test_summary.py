@@ -28,14 +28,18 @@ class SummaryTest(unittest.TestCase):
         with open(self.claims, "w") as f:
             f.write(CLAIMS)
 
-    def results(self, label, values_of, threads=(2,)):
+    def results(self, label, values_of, threads=(2,), sim=None):
         """RESULTS_DIR/label.json: each (variant, values) a point's
-        repetitions at each thread count."""
+        repetitions at each thread count; simulated on sim (a machine
+        name with that many CPUs) if given."""
         rows = [{"name": f"mnt_writers/openbench/{variant}/mounts:1/threads:{n}",
                  "run_type": "iteration", "threads": n, "ops_per_sec": v}
                 for n in threads for variant, values in values_of.items() for v in values]
+        context = dict(CONTEXT)
+        if sim:
+            context.update(kscale_sim_machine=sim[0], kscale_sim_cpus=str(sim[1]))
         with open(os.path.join(self.tmp.name, f"{label}.json"), "w") as f:
-            json.dump({"context": CONTEXT, "benchmarks": rows}, f)
+            json.dump({"context": context, "benchmarks": rows}, f)
 
     def summary(self, *headlines, out=None):
         args = [f"--claims={self.claims}", self.tmp.name, *headlines]
@@ -100,6 +104,29 @@ class SummaryTest(unittest.TestCase):
                           "SMP | 2.00x at 2 CPUs | 2.00x..2.00x | significant |", f.read())
         self.assertEqual(sorted(os.listdir(self.tmp.name)),
                          ["claims.tsv", "mnt.json", "summary.md", "summary.txt"])
+
+    def test_simulated_beside_this_machine(self):
+        self.results("sim", {"atomic": [10.0] * 5, "percpu": [40.0] * 5},
+                     threads=(16,), sim=("x445", 16))
+        self.results("here", {"atomic": [10.0] * 5, "percpu": [15.0] * 5})
+        proc = self.summary("sim atomic percpu --seed=000 --here=here")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("each seed's headline simulated on its machine", proc.stdout)
+        self.assertRegex(proc.stdout, r"On +Simulated +95% CI +Verdict +This machine\n")
+        self.assertRegex(line_for(proc.stdout, "000"),
+                         r"NUMA and SMP +4\.00x at 16 CPUs +4\.00x\.\.4\.00x "
+                         r"+significant +1\.50x at 2 CPUs$")
+        self.assertIn("sim.json on x445", proc.stdout)
+        self.assertIn("This machine: the same ratio measured on Test CPU, 2 CPUs", proc.stdout)
+        # a simulated --here is no measurement of this machine
+        proc = self.summary("sim atomic percpu --seed=000 --here=sim")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("sim.json was simulated", proc.stderr)
+        # simulated and measured lines in one table say which is which
+        self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
+        proc = self.summary("sim atomic percpu --seed=000", "mnt atomic percpu --seed=000")
+        self.assertRegex(proc.stdout, r"On +Result +95% CI")
+        self.assertIn("4.00x at 16 CPUs (sim)", proc.stdout)
 
     def test_errors(self):
         self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
