@@ -178,6 +178,35 @@ class Runs(unittest.TestCase):
                                 second)
 
 
+class Machines(unittest.TestCase):
+    """Every machine file the simulator can run, every figure sourced."""
+
+    FIGURES = ('cpus', 'nodes', 'threads_per_core', 'line_bytes', 'ghz',
+               'hit_ns', 'line_ns_smt', 'line_ns_node', 'line_ns_remote',
+               'mem_ns_local', 'mem_ns_remote', 'atomic_ns', 'wake_ns',
+               'ctxsw_ns')
+
+    def test_every_figure_names_its_source(self):
+        names = sorted(f[:-5] for f in os.listdir(MACHINES)
+                       if f.endswith('.conf'))
+        self.assertIn('sgi-altix3700-512p', names)
+        with tempfile.TemporaryDirectory() as d:
+            for name in names:
+                m = read_machine(name)
+                for key in self.FIGURES + (('wake_curve',)
+                                           if 'wake_curve' in m else ()):
+                    source = m.get('source.' + key, '')
+                    # a citation or a derivation, not a placeholder; a
+                    # "none" says why in a few words
+                    self.assertGreater(len(source.split()),
+                                       2 if m[key] == 'none' else 5,
+                                       msg=f'{name}: source.{key}')
+                p = run([f'--sim={name}', '--cpus=1', '--variants=atomic',
+                         '--duration=0.0001', '--warmup=0',
+                         f'--benchmark_out={d}/{name}.json'], check=False)
+                self.assertEqual(p.returncode, 0, msg=f'{name}: {p.stderr}')
+
+
 def read_machine(name):
     return machine_values(os.path.join(MACHINES, name + '.conf'))
 
