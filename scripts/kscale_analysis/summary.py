@@ -37,7 +37,7 @@ primary one), its bootstrap 95% confidence interval and the verdict of
 `kscale compare`. Where LABEL.json was simulated (bench --sim) the
 column is "Simulated" and the ratio the simulated machine's; --here=HERE
 adds a column "This machine": the same ratio at HERE.json's one point
-where BEFORE and AFTER pair up, measured here. With --out=BASE the table is written to BASE.txt and,
+where BEFORE and AFTER pair up (their threads:N left out), measured here. With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -132,7 +132,11 @@ def headline_line(results_dir, headline, claims, here=False):
     results = load(os.path.join(results_dir, f"{label}.json"))
     metric = headline.metric or compare.default_metrics([results])[0]
     results.require_metric(metric)
-    tables, _ = compare.variant_tables(results, headline.before, headline.after)
+    before, after = headline.before, headline.after
+    if here:
+        # the seed's scale pinned in the selectors is not this machine's
+        before, after = unpinned(before), unpinned(after)
+    tables, _ = compare.variant_tables(results, before, after)
     rows = [row for table in tables for section in table.sections for row in section]
     if len(rows) != 1:
         raise KscaleError(f"{what}: {len(rows)} points pair up "
@@ -147,6 +151,12 @@ def headline_line(results_dir, headline, claims, here=False):
                               f"{headline.here}.json was simulated; --here "
                               "is this machine's measurement")
     return line
+
+
+def unpinned(selector):
+    """The selector without its threads:N."""
+    return "/".join(part for part in selector.split("/")
+                    if not part.startswith("threads:"))
 
 
 def simulated(results):

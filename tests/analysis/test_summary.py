@@ -109,12 +109,12 @@ class SummaryTest(unittest.TestCase):
         self.results("sim", {"atomic": [10.0] * 5, "percpu": [40.0] * 5},
                      threads=(16,), sim=("x445", 16))
         self.results("here", {"atomic": [10.0] * 5, "percpu": [15.0] * 5})
-        proc = self.summary("sim atomic percpu --seed=000 --here=here")
+        proc = self.summary("sim atomic/threads:16 percpu/threads:16 --seed=000 --here=here")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("each seed's headline simulated on its machine", proc.stdout)
         self.assertRegex(proc.stdout, r"On +Simulated +95% CI +Verdict +This machine\n")
         self.assertRegex(line_for(proc.stdout, "000"),
-                         r"NUMA and SMP +4\.00x at 16 CPUs +4\.00x\.\.4\.00x "
+                         r"-> percpu/threads:16 +~4x +NUMA and SMP +4\.00x at 16 CPUs +4\.00x\.\.4\.00x "
                          r"+significant +1\.50x at 2 CPUs$")
         self.assertIn("sim.json on x445", proc.stdout)
         self.assertIn("This machine: the same ratio measured on Test CPU, 2 CPUs", proc.stdout)
