@@ -20,7 +20,8 @@ import unittest
 ROOT, BUILD = sys.argv[1], sys.argv[2]
 sys.path.insert(0, ROOT)
 from scripts.kscale_analysis import mva, ticket_markov  # noqa: E402
-from scripts.kscale_analysis.predict.machine import machine_values  # noqa: E402
+from scripts.kscale_analysis.predict.machine import (  # noqa: E402
+    SIM_FIGURES, machine_values)
 
 PRIMITIVES = os.path.join(BUILD, 'bench', 'primitives')
 MACHINES = os.path.join(ROOT, 'configs', 'machines')
@@ -181,11 +182,6 @@ class Runs(unittest.TestCase):
 class Machines(unittest.TestCase):
     """Every machine file the simulator can run, every figure sourced."""
 
-    FIGURES = ('cpus', 'nodes', 'threads_per_core', 'line_bytes', 'ghz',
-               'hit_ns', 'line_ns_smt', 'line_ns_node', 'line_ns_remote',
-               'mem_ns_local', 'mem_ns_remote', 'atomic_ns', 'wake_ns',
-               'ctxsw_ns')
-
     def test_every_figure_names_its_source(self):
         names = sorted(f[:-5] for f in os.listdir(MACHINES)
                        if f.endswith('.conf'))
@@ -193,7 +189,7 @@ class Machines(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for name in names:
                 m = read_machine(name)
-                for key in self.FIGURES + (('wake_curve',)
+                for key in SIM_FIGURES + (('wake_curve',)
                                            if 'wake_curve' in m else ()):
                     source = m.get('source.' + key, '')
                     # a citation or a derivation, not a placeholder; a

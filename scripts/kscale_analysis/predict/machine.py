@@ -18,6 +18,13 @@ MAX_THREADS = 8192
 
 LATENCIES = ("smt", "node", "remote")
 
+# The figures the simulator reads (lib/sim/machine.c), each with its
+# source.KEY line, besides the optional wake_curve
+SIM_FIGURES = ("cpus", "nodes", "threads_per_core", "line_bytes", "ghz",
+               "hit_ns", "line_ns_smt", "line_ns_node", "line_ns_remote",
+               "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns",
+               "ctxsw_ns")
+
 
 @dataclass
 class Machine:
