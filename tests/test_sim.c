@@ -6,7 +6,8 @@
  * spinner parks instead of looping on the host and one on a deadline still
  * sees it pass, sleeps, wake-ups, timers
  * and the model disk take virtual time, a lock keeps its tasks apart, a
- * task nobody wakes is reported as a lost wake-up, and the same seed gives
+ * task nobody wakes is reported as a lost wake-up, a wake-up that comes
+ * before the sleep is not lost, and the same seed gives
  * the same run.
  */
 #include <setjmp.h>
@@ -451,6 +452,58 @@ static void test_lost_wakeup_is_caught(void **state)
 	sim_exit();
 }
 
+struct early {
+	struct sim_task *task;
+	int a __attribute__((aligned(64)));
+	int b __attribute__((aligned(64)));
+	int flag __attribute__((aligned(64)));
+	uint64_t woke_at;
+};
+
+/*
+ * Decides to sleep at 1 us, then switches out (500 ns of work and a miss
+ * it yields at) before it sleeps: schedule() between try_to_sleep() and
+ * the switch.
+ */
+static void early_sleeper_task(void *arg)
+{
+	struct early *e = arg;
+
+	e->task = sim_task_current();
+	wait_until(1000);
+	sim_access(&e->a, 4, SIM_WRITE);
+	sim_delay(500);
+	sim_access(&e->b, 4, SIM_WRITE);
+	sim_sleep(0);
+	e->woke_at = sim_now();
+}
+
+static void early_waker_task(void *arg)
+{
+	struct early *e = arg;
+
+	wait_until(1200);
+	sim_access(&e->flag, 4, SIM_WRITE);
+	assert_int_equal(sim_wake(e->task), 1);
+}
+
+/*
+ * A wake-up that comes while the task is on its way to sleep is kept, as
+ * try_to_wake_up() waits for p->on_cpu: the task is queued again at once.
+ */
+static void test_wakeup_before_the_sleep_is_kept(void **state)
+{
+	static struct early e;
+
+	start(1);
+	sim_spawn(0, early_sleeper_task, &e);
+	sim_spawn(4, early_waker_task, &e);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_true(e.woke_at >= 1600 + 500);
+	assert_int_equal(sim_nr_tasks(), 0);
+	sim_exit();
+}
+
 struct contend {
 	spinlock_t lock;
 	unsigned long ops[8];
@@ -521,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_model_disk_in_virtual_time),
 		cmocka_unit_test(test_mutex_excludes_in_the_simulator),
 		cmocka_unit_test(test_lost_wakeup_is_caught),
+		cmocka_unit_test(test_wakeup_before_the_sleep_is_kept),
 		cmocka_unit_test(test_same_seed_same_run),
 	};
 

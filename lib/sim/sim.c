@@ -62,6 +62,7 @@ struct sim_task {
 	struct sim_task *all_next, **all_prev;	/* every task not freed */
 	int state;
 	int id;
+	bool wake_pending;		/* woken on its way to sim_sleep() */
 	uint64_t sleep_gen;
 	uint64_t run_ns, since;		/* ps on a CPU */
 	unsigned char *tls;
@@ -793,6 +794,10 @@ static void task_free(struct sim_task *t)
 	*t->all_prev = t->all_next;
 	if (t->all_next)
 		t->all_next->all_prev = t->all_prev;
+#ifdef __SANITIZE_ADDRESS__
+	/* a task that never ended left its frames' redzones for the next */
+	ASAN_UNPOISON_MEMORY_REGION(t->stack, SIM_STACK_SIZE + SIM_GUARD_SIZE);
+#endif
 	munmap(t->stack, SIM_STACK_SIZE + SIM_GUARD_SIZE);
 	free(t->tls);
 	free(t);
@@ -872,6 +877,17 @@ void sim_sleep(uint64_t timeout_ns)
 	struct sim_cpu *c = t->cpu;
 
 	sim.stats.events++;
+	if (t->wake_pending) {
+		/*
+		 * try_to_wake_up() waited for p->on_cpu and queued it: the
+		 * task leaves the CPU and is queued again at once.
+		 */
+		t->wake_pending = false;
+		rq_add(c, t);
+		cpu_next(c);
+		to_sched();
+		return;
+	}
 	t->state = TASK_SIM_SLEEPING;
 	t->sleep_gen++;
 	if (timeout_ns)
@@ -885,6 +901,11 @@ int sim_wake(struct sim_task *t)
 	struct sim_cpu *c = t->cpu;
 	uint64_t now, idle, at;
 
+	if (t->state == TASK_SIM_RUNNABLE) {
+		/* between its decision to sleep and sim_sleep(): a yield */
+		t->wake_pending = true;
+		return 1;
+	}
 	if (t->state != TASK_SIM_SLEEPING)
 		return 0;
 	t->state = TASK_SIM_RUNNABLE;

@@ -51,7 +51,7 @@ struct sim_task *sim_spawn(int cpu, void (*fn)(void *), void *arg);
 /*
  * Runs until virtual time until_ns (every runnable CPU at or past it) or
  * until no task is left; 0, or -1 when every task left is asleep with
- * nothing to wake it: a lost wake-up, said on stderr with each task.
+ * nothing to wake it: a lost wake-up, said on stderr.
  */
 int sim_run(uint64_t until_ns);
 /* Tasks spawned and not yet ended. */
@@ -93,9 +93,17 @@ struct sim_task *sim_task_of(struct task_struct *p);
 /* Virtual ns t has run on a CPU. */
 uint64_t sim_task_cputime(const struct sim_task *t);
 int sim_task_cpu(const struct sim_task *t);
-/* Gives the CPU up: the task sleeps until sim_wake() (or a timeout). */
+/*
+ * Gives the CPU up: the task sleeps until sim_wake() (or a timeout).  A
+ * wake-up that came since its last sim_sleep(), while it was runnable
+ * but not running (it yielded on its way here), is kept: it leaves the
+ * CPU and is queued again at once.
+ */
 void sim_sleep(uint64_t timeout_ns);
-/* Wake t: runnable on its CPU wake_ns from now. 1 if it slept. */
+/*
+ * Wake t: runnable on its CPU wake_ns from now; a runnable t keeps it for
+ * its next sim_sleep().  1 if it slept or keeps it.
+ */
 int sim_wake(struct sim_task *t);
 /* The CPU's next runnable task replaces the running one, which stays queued. */
 void sim_yield_cpu(void);
