@@ -66,9 +66,15 @@ static int rate_teardown(struct kscale_run *run)
 	return 0;
 }
 
+/* A word on the hung thread's stack, as a sleeper's rwsem_waiter is. */
+static volatile int *hung_on;
+
 /* One thread sleeps for good: a lost wake-up. */
 static void hang(struct kscale_thread *t)
 {
+	volatile int on_stack = 1;
+
+	hung_on = &on_stack;
 	if (t->run->bench && kscale_variant(t->run)[0] == 'm') {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		schedule();
@@ -100,6 +106,15 @@ static void hang_loop(struct kscale_thread *t)
 
 static int no_teardown(struct kscale_run *run)
 {
+	return 0;
+}
+
+/* As a model's teardown walks a wait list into a sleeper's stack. */
+static int hang_teardown(struct kscale_run *run)
+{
+	if (hung_on && *hung_on != 1)
+		return kscale_fail(run, "the hung thread's stack was reused");
+	hung_on = NULL;
 	return 0;
 }
 
@@ -194,7 +209,7 @@ static const struct kscale_workload workloads[] = {
 	  NULL, private_init, private_loop, private_teardown,
 	  sizeof(struct private_thread) },
 	{ "hang", "the last thread hangs (--hang=init|loop)", NULL, hang_init,
-	  hang_loop, no_teardown },
+	  hang_loop, hang_teardown },
 	{ "silent_setup", "set-up returns -1 without kscale_fail()",
 	  silent_setup, NULL, idle_loop, no_teardown },
 	{ "silent_teardown", "teardown returns -1 without kscale_fail()", NULL,

@@ -6,6 +6,7 @@ gives the same counters and another seed nearly the same; an atomic
 counter nobody spins on agrees with MVA; and the ticket spinlock on the
 48-core machine follows the Markov model of "Non-scalable locks are
 dangerous" (scripts/kscale_analysis/ticket_markov.py) until it collapses.
+A run that ends in a lost wake-up fails with one line, not a crash.
 
 usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
 """
@@ -177,6 +178,24 @@ class Runs(unittest.TestCase):
                              second)
             self.assertNotEqual(counters({'benchmarks': reps[0::2]}, drop),
                                 second)
+
+
+class LostWakeup(unittest.TestCase):
+    def test_one_line_and_the_teardown_sees_the_sleepers_stack(self):
+        """A run that ends with a task asleep for good fails with one line;
+        the teardown still reads what the sleeper left on its stack (as
+        the rwsem's does its wait list), so the binary does not crash."""
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run(
+                [os.path.join(BUILD, 'tests', 'harness_check_sim'),
+                 f'--sim={machine_file(d)}', '--workloads=hang',
+                 '--variants=model', '--hang=loop', '--cpus=2',
+                 '--duration=0.002', '--warmup=0.0005'],
+                capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn('leaving the window: every task asleep with '
+                          'nothing to wake it (a lost wake-up)', p.stderr)
+            self.assertNotIn('stack was reused', p.stderr)
 
 
 class Machines(unittest.TestCase):
