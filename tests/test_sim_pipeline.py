@@ -6,7 +6,8 @@ gives the same counters and another seed nearly the same; an atomic
 counter nobody spins on agrees with MVA; and the ticket spinlock on the
 48-core machine follows the Markov model of "Non-scalable locks are
 dangerous" (scripts/kscale_analysis/ticket_markov.py) until it collapses.
-A run that ends in a lost wake-up fails with one line, not a crash.
+A run that ends in a lost wake-up fails with one line, not a crash, and
+kscale sim-sensitivity moves each estimated figure and nothing else.
 
 usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
 """
@@ -196,6 +197,36 @@ class LostWakeup(unittest.TestCase):
             self.assertIn('leaving the window: every task asleep with '
                           'nothing to wake it (a lost wake-up)', p.stderr)
             self.assertNotIn('stack was reused', p.stderr)
+
+
+class Sensitivity(unittest.TestCase):
+    def test_each_estimate_moved_at_the_headlines_point(self):
+        """kscale sim-sensitivity re-runs the headline's two points with
+        each estimated figure 30% lower and higher, and nothing else."""
+        with tempfile.TemporaryDirectory() as d:
+            path = machine_file(d)
+            with open(path) as f:
+                text = f.read()
+            with open(path, 'w') as f:
+                f.write(text.replace('source.atomic_ns = tests',
+                                     'source.atomic_ns = estimate: tests'))
+            p = subprocess.run(
+                [os.path.join(ROOT, 'scripts', 'kscale-sim-sensitivity'),
+                 f'--results-dir={d}', '--label=prim',
+                 '--before=spinlock/threads:8', '--after=atomic/threads:8',
+                 '--', PRIMITIVES, f'--sim={path}'] + Runs.ARGS,
+                capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.strip(), os.path.join(
+                d, 'prim.sensitivity.spinlock_threads-8-atomic_threads-8.json'))
+            doc = results(p.stdout.strip())
+            self.assertEqual([f['figure'] for f in doc['figures']],
+                             ['atomic_ns'])
+            figure = doc['figures'][0]
+            self.assertEqual(figure['value'], 5)
+            # atomic_ns is in both sides' costs: the ratio moves with it
+            self.assertNotAlmostEqual(figure['low'], figure['high'], places=3)
+            self.assertEqual(p.stderr.count('\n'), 3, p.stderr)
 
 
 class Machines(unittest.TestCase):

@@ -8,7 +8,9 @@ after/before ratio of the medians here, the bootstrap 95% confidence
 interval of that ratio and the verdict, as `kscale compare` judges a row;
 the lines are judged together, as the rows of one table.  A simulated
 results file (bench --sim) makes the column "Simulated", and --here=LABEL
-adds the same ratio measured on this machine (configs/seeds-at-scale.conf).
+adds the same ratio measured on this machine (configs/seeds-at-scale.conf);
+--sensitivity adds, under the table, how the simulated ratio moved with
+each estimated figure of the machine (`kscale sim-sensitivity`).
 """
 
 import csv
@@ -16,13 +18,14 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import cli, compare, stats
+from . import cli, compare, sensitivity, stats
 from .results import KscaleError, load
 
 PROG = "kscale summary"
+HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
+                   "[--sensitivity]")
 USAGE = (f"{PROG} --claims=FILE [--out=BASE] RESULTS_DIR "
-         "'LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]'...")
-HEADLINE_SYNTAX = "LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]"
+         f"'{HEADLINE_SYNTAX}'...")
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
 HEADER = ["Seed", "Bottleneck", "Before -> after", "Seed reported", "On",
           "Here", "95% CI", "Verdict"]
@@ -37,7 +40,10 @@ primary one), its bootstrap 95% confidence interval and the verdict of
 `kscale compare`. Where LABEL.json was simulated (bench --sim) the
 column is "Simulated" and the ratio the simulated machine's; --here=HERE
 adds a column "This machine": the same ratio at HERE.json's one point
-where BEFORE and AFTER pair up (their threads:N left out), measured here. With --out=BASE the table is written to BASE.txt and,
+where BEFORE and AFTER pair up (their threads:N left out), measured here;
+--sensitivity adds a note of LABEL's ratio with each estimated machine
+figure 30% lower and higher (LABEL.sensitivity.*.json, written by
+`kscale sim-sensitivity`). With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -50,6 +56,7 @@ class Headline:
     seed: str
     metric: object = None  # None: the model's primary metric
     here: object = None  # label of the same ratio measured on this machine
+    sensitivity: bool = False  # a note of kscale sim-sensitivity's ratios
 
 
 @dataclass
@@ -68,6 +75,7 @@ class Line:
     row: object  # compare.Row: the one point
     metric: str
     here: object = None  # the same ratio's Line on this machine, or None
+    sensitivity: object = None  # kscale sim-sensitivity's document, or None
 
 
 def build_parser():
@@ -91,6 +99,8 @@ def parse_headline(text):
         key, sep, value = word.partition("=")
         if key in ("--seed", "--metric", "--here") and sep and value:
             options[key[2:]] = value
+        elif word == "--sensitivity":
+            options["sensitivity"] = True
         elif word.startswith("-"):
             raise KscaleError(f"headline {text!r}: unknown option {word!r} "
                               f"(expected {HEADLINE_SYNTAX})")
@@ -144,6 +154,14 @@ def headline_line(results_dir, headline, claims, here=False):
                           "needs one: run one, or pin knobs or threads in the "
                           f"selectors (e.g. {headline.before}/threads:all)")
     line = Line(headline, claim, results, rows[0], metric)
+    if headline.sensitivity and not here:
+        if not simulated(results):
+            raise KscaleError(f"{what}: --sensitivity: {label}.json was not "
+                              "simulated")
+        line.sensitivity = sensitivity.read(results_dir, label, before, after)
+        if line.sensitivity is None:
+            raise KscaleError(f"{what}: --sensitivity: none written (kscale "
+                              "sim-sensitivity, run by `kscale run`)")
     if headline.here and not here:
         line.here = headline_line(results_dir, headline, claims, here=True)
         if simulated(line.here.results):
@@ -273,9 +291,40 @@ def footnotes(lines):
                    f"n = {repetitions(heres)} repetitions per side: "
                    + ", ".join(sorted({f"{line.headline.here}.json" for line in lines
                                        if line.here})))
+    out += [sensitivity_note(line) for line in lines if line.sensitivity]
     return out + ["Seed reported: the seed's own figure, as the same after/before ratio, "
                   "and the machine it was measured on"] + \
         compare.legend(stats.MIN_EFFECT_PCT) + notes
+
+
+def fmt_plain_ratio(value):
+    return "n/a" if value is None else fmt_ratio(100 * (value - 1))
+
+
+def sensitivity_note(line):
+    """'Sensitivity of 004 ...: wake_ns 8000 0.93x/0.97x, ...' from the
+    document kscale sim-sensitivity wrote."""
+    doc = line.sensitivity
+    base, factor, figures = doc["base"], doc["factor"], doc["figures"]
+
+    def move(figure):
+        return max((abs(r - base) for r in (figure["low"], figure["high"])
+                    if r is not None and base is not None), default=0)
+
+    if figures:
+        moves = ", ".join(f"{f['figure']} {f['value']:g} {fmt_plain_ratio(f['low'])}/"
+                          f"{fmt_plain_ratio(f['high'])}" for f in figures)
+        top = max(figures, key=move)
+        if move(top) > 0:
+            moves += f"; it moves most with {top['figure']}"
+    else:
+        moves = "none of its figures is an estimate"
+    ci = doc.get("base_ci")
+    within = (f", 95% CI {fmt_plain_ratio(ci[0])}..{fmt_plain_ratio(ci[1])}: a move "
+              "inside it is the seeds'" if ci else "")
+    return (f"Sensitivity of {line.headline.seed}: its simulated ratio re-run "
+            f"({fmt_plain_ratio(base)}{within}) with each estimated figure of "
+            f"{doc['machine']} x{1 - factor:g} / x{1 + factor:g}: {moves}")
 
 
 def report(lines, markdown):
