@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 
+from .cli import write_atomic
 from .compare import parse_selector
 from .predict.machine import SIM_FIGURES
 from .results import KscaleError, load_merged
@@ -272,6 +273,7 @@ def report(args, runs, native, sim, ctx):
               '', '| seed | run | before -> after | threads | measured | '
               'simulated | error | |', '|---|---|---|---|---|---|---|---|']
     labels = {r[0] for r in runs}
+    seeds = {}
     for seed, label, before, after, n in SEEDS:
         if label not in labels:
             continue
@@ -281,17 +283,23 @@ def report(args, runs, native, sim, ctx):
             lines.append(f'| {seed} | {label} | {before} -> {after} | {n} | '
                          f'- | - | - | FAIL: missing |')
             failed += 1
+            seeds[seed] = {'ok': False, 'why': 'missing'}
             continue
         rm, rs = ma / mb, sa / sb
         err = pct(rs, rm)
         ok = abs(err) <= args.ratio_tol
         failed += not ok
+        seeds[seed] = {'ok': ok, 'measured': rm, 'simulated': rs,
+                       'error_pct': err, 'threads': n}
         lines.append(f'| {seed} | {label} | {before} -> {after} | {n} | '
                      f'{rm:.3f}x | {rs:.3f}x | {err:+.1f}% | '
                      f'{"ok" if ok else "FAIL"} |')
     lines += ['', f'{failed} failed.']
     text = '\n'.join(lines) + '\n'
-    with open(os.path.join(args.out, 'validation.md'), 'w') as f:
-        f.write(text)
+    write_atomic(os.path.join(args.out, 'validation.md'), text)
+    # for kscale predict: which seeds' ratios the simulator reproduces here
+    write_atomic(os.path.join(args.out, 'validation.json'), json.dumps(
+        {'machine': ctx.get('kscale_cpu_model', '?'),
+         'ratio_tol_pct': args.ratio_tol, 'seeds': seeds}, indent=1) + '\n')
     print(text, end='')
     return failed

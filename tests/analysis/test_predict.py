@@ -499,10 +499,10 @@ class PipelineTest(unittest.TestCase):
             self.assertRegex(out, rf"\n{variant} +{re.escape(error)} at 2 +\d")
         self.assertRegex(out, r"\npercpu +[+-]\d+\.\d% at 2 +20\.0M ")
         self.assertIn("USL: needs 3 or more CPU counts, have 2\n", out)
-        self.assertRegex(out, r"\n000 +atomic -> percpu +box +64 +\S+x +4\.0x +\d\.\d\d +"
+        self.assertRegex(out, r"\n000 +atomic -> percpu +box +64 +\S+x +MVA +4\.0x +\d\.\d\d +"
                               r"atomic [+-]\d+\.\d% at 2; percpu [+-]\d+\.\d% at 2 +"
                               r"(within 2x|off by \d+\.\dx)\n")
-        self.assertRegex(out, r"\n009 +nope -> nada +box +8 +n/a +5-10x +n/a +n/a +"
+        self.assertRegex(out, r"\n009 +nope -> nada +box +8 +n/a +- +5-10x +n/a +n/a +"
                               r"no prediction\n")
         self.assertIn("009: no profiled nope and nada with any knobs in these results", out)
         self.assertIn("000: a note", out)
@@ -522,6 +522,42 @@ class PipelineTest(unittest.TestCase):
             with open(path, "rb") as f:
                 head = f.read(8)
             self.assertEqual(head == PNG_MAGIC, ext == ".png")
+
+    def test_the_simulator_where_its_validation_holds(self):
+        sim = os.path.join(self.results, "mnt_sim.json")
+        write_json(sim, [row("atomic", n, 1e6 * n ** 0.5) for n in (1, 8, 64)] * 5
+                   + [row("percpu", n, 4e6 * n ** 0.5) for n in (1, 8, 64)] * 5,
+                   dict(CONTEXT, kscale_sim_machine="box", kscale_sim_cpus="512"))
+        validation = os.path.join(self.tmp, "validation.json")
+        box = f"--machine={os.path.join(self.configs, 'machines', 'box.conf')}"
+        for verdict, model, note in (
+                (None, "MVA", "000: simulated 4.00x on box, not the figure: no kscale "
+                              "sim-validate results for this machine"),
+                ({"ok": False, "error_pct": -23.0}, "MVA",
+                 "000: simulated 4.00x on box, not the figure: kscale sim-validate's 000 "
+                 "ratio on this machine is off by -23% (tolerance 15%)"),
+                ({"ok": True, "error_pct": 3.0}, "sim", "000: the MVA gave ")):
+            with self.subTest(verdict=verdict):
+                if verdict is None:
+                    if os.path.exists(validation):
+                        os.unlink(validation)
+                else:
+                    with open(validation, "w") as f:
+                        json.dump({"ratio_tol_pct": 15, "seeds": {"000": verdict}}, f)
+                proc = self.predict(self.profiled, self.plain, sim, box,
+                                    f"--sim-validation={validation}")
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertIn(note, " ".join(proc.stdout.split()))
+                line = re.search(r"\n(000 +atomic -> percpu .*)\n", proc.stdout).group(1)
+                self.assertEqual(line.split()[7], model, line)
+                if model == "sim":
+                    self.assertEqual(line.split()[6:10], ["4.00x", "sim", "4.0x", "1.00"])
+                # a simulated file is not measured: the validation table
+                # has no row at 64
+                self.assertNotRegex(proc.stdout, r"\natomic +64 ")
+        if shutil.which("gnuplot"):
+            self.assertTrue(os.path.isfile(os.path.join(self.plots, "tour",
+                                                        "predict-mnt_writers.svg")))
 
     def test_machine_option_and_out_dir(self):
         out_dir = os.path.join(self.tmp, "elsewhere")

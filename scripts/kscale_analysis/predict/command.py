@@ -1,5 +1,6 @@
 """kscale predict's command line."""
 
+import json
 import os
 import sys
 import tempfile
@@ -20,7 +21,7 @@ PROG = "kscale predict"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))
 USAGE = (f"{PROG} [RESULTS.json...] [--machine=FILE|NAME] [--out-dir=DIR] "
-         "[--seed-scale=FILE]")
+         "[--seed-scale=FILE] [--sim-validation=FILE]")
 DESCRIPTION = f"""\
 Predict each variant's scaling from its 1-thread profile (rows of a
 --profile run: res_*_visits counters) by exact mean value analysis of a
@@ -36,7 +37,12 @@ RESULTS_DIR's name).  Without --machine the table's machine is this one's
 line latencies (from the results) extended to {MAX_CPUS} CPUs on one
 node; a --machine is configs/machines/NAME.conf or a file path
 ('key = value' lines: name, cpus, nodes, threads_per_core, line_ns_smt,
-line_ns_node, line_ns_remote, ghz)."""
+line_ns_node, line_ns_remote, ghz).  Simulated results files (bench
+--sim) among RESULTS are not predicted from: their curves go on the plot
+of the machine they simulated, and a seed's figure is the simulator's
+where a simulated run on the seed's machine has the seed's point and
+`kscale sim-validate` reproduced that seed's ratio on this machine
+(--sim-validation); the table says which model gave each figure."""
 
 
 def results_dir():
@@ -64,7 +70,21 @@ def build_parser():
                         help="each seed's machine, thread count and figure "
                              "(default: configs/seed-scale.tsv); seed machines are "
                              "machines/NAME.conf beside it")
+    parser.add_argument("--sim-validation", metavar="FILE",
+                        help="kscale sim-validate's verdicts on this machine "
+                             "(default: $KSCALE_RESULTS/sim-validate/validation.json)")
     return parser
+
+
+def read_validation(path):
+    """kscale sim-validate's validation.json, or None where there is none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
 
 
 def default_results():
@@ -106,6 +126,13 @@ def predict_command(argv):
     args = build_parser().parse_intermixed_args(argv)
     paths = args.results or default_results()
     loaded = [load(p) for p in paths]
+    by_machine = {}
+    for res in loaded:
+        machine = res.context.get("kscale_sim_machine")
+        if machine:
+            by_machine.setdefault(machine, []).append(res)
+    simulated = {machine: gather(files) for machine, files in by_machine.items()}
+    loaded = [res for res in loaded if not res.context.get("kscale_sim_machine")]
     series = gather(loaded)
     profiled = [s for s in series.values() if 1 in s.profiled]
     if not profiled:
@@ -117,7 +144,10 @@ def predict_command(argv):
               if args.machine else extended(here))
     scales = read_seed_scale(args.seed_scale)
     variants, notes = build_variants(series, here, target)
-    seeds = [seed_line(s, variants, here) for s in scales]
+    validation = read_validation(args.sim_validation or os.path.join(
+        results_dir(), "sim-validate", "validation.json"))
+    seeds = [seed_line(s, variants, here, simulated.get(s.machine.name), validation)
+             for s in scales]
     label = labels(variants)
     models = {}
     for v in variants:
@@ -150,11 +180,13 @@ def predict_command(argv):
             for model, vs in models.items():
                 metric = vs[0].params.metric
                 ylabel = metric if metric.endswith("_per_cpu") else f"{metric} per CPU"
-                title = (f"{model}: {ylabel}\nlines: predicted on {target.name}\n"
-                         f"points: measured on {here.name} (median, min..max), "
+                sims = simulated.get(target.name, {})
+                title = (f"{model}: {ylabel}\nlines: predicted on {target.name}"
+                         + (", dotted: simulated there" if sims else "") +
+                         f"\npoints: measured on {here.name} (median, min..max), "
                          f"up to its {here.cpus} CPUs")
                 stem = plot.short_name(f"predict-{plot.safe(model)}")
-                curves = figures.model_curves(vs, label, here, target)
+                curves = figures.model_curves(vs, label, here, target, sims)
                 staged += figures.render_plot(gnuplot, workdir, os.path.join(out_dir, stem),
                                               title, ylabel, curves, counts)
         try:

@@ -17,18 +17,29 @@ class Curve:
     predicted: list  # [(cpus, per CPU)] on the table machine
     measured: list   # [(threads, median, min, max)] per CPU, here
     usl: list        # [(cpus, per CPU)] of the USL fit, or []
+    simulated: list  # [(threads, median, min, max)] per CPU, simulated there
 
 
-def model_curves(variants, label, here, target):
+def per_cpu_points(s, metric, most):
+    """[(threads, median, min, max)] per CPU of a series' rows, up to most."""
+    points = []
+    for n in sorted(set(s.profiled) | set(s.plain)):
+        per_cpu = [x if metric.endswith("_per_cpu") else x / n
+                   for x in values(s.measured(n), metric)]
+        if n <= most and per_cpu:
+            points.append((n, stats.median(per_cpu), min(per_cpu), max(per_cpu)))
+    return points
+
+
+def model_curves(variants, label, here, target, simulated):
+    """A curve per variant; simulated: the series of runs simulated on the
+    table machine, by key."""
     curves = []
     for v in variants:
         metric, s = v.params.metric, v.series
-        measured = []
-        for n in sorted(set(s.profiled) | set(s.plain)):
-            per_cpu = [x if metric.endswith("_per_cpu") else x / n
-                       for x in values(s.measured(n), metric)]
-            if n <= here.cpus and per_cpu:
-                measured.append((n, stats.median(per_cpu), min(per_cpu), max(per_cpu)))
+        measured = per_cpu_points(s, metric, here.cpus)
+        sim = simulated.get(v.params.key)
+        sim = per_cpu_points(sim, metric, target.cpus) if sim else []
         fitted = []
         if isinstance(v.fit, usl.Fit):
             fitted = [(p.threads, v.params.ratio * v.fit(p.threads) / p.threads)
@@ -37,20 +48,23 @@ def model_curves(variants, label, here, target):
         # a log axis: only positive (finite) values
         curves.append(Curve(label[v.params.key],
                             *([p for p in points if all(0 < x < math.inf for x in p)]
-                              for points in (predicted, measured, fitted))))
+                              for points in (predicted, measured, fitted, sim))))
     return curves
 
 
 def plot_script(title, ylabel, curves, data, png, svg, counts):
     """gnuplot commands: per curve its prediction (a line), the measured
-    medians (min..max bars) and any USL fit (dashed), in one colour."""
+    medians (min..max bars), any USL fit (dashed) and any simulated medians
+    (dotted, min..max bars), in one colour."""
     items, index = [], 0
     for i, c in enumerate(curves, start=1):
         for points, style, what in ((c.predicted, "lines lw 2", "model"),
                                     (c.measured, "yerrorbars pt 7 ps 1.2", "measured"),
-                                    (c.usl, "lines dt 2 lw 1", "USL")):
+                                    (c.usl, "lines dt 2 lw 1", "USL"),
+                                    (c.simulated, "yerrorlines dt 3 pt 6 ps 1",
+                                     "simulated")):
             if points:
-                using = "1:2:3:4" if what == "measured" else "1:2"
+                using = "1:2:3:4" if what in ("measured", "simulated") else "1:2"
                 items.append(f"{plot.gp_str(data)} index {index} using {using} with {style} "
                              f"lt {i} title {plot.gp_str(f'{c.title} ({what})')}")
                 index += 1
@@ -79,7 +93,7 @@ def plot_script(title, ylabel, curves, data, png, svg, counts):
 def plot_data(curves):
     blocks = []
     for c in curves:
-        for points in (c.predicted, c.measured, c.usl):
+        for points in (c.predicted, c.measured, c.usl, c.simulated):
             if points:
                 blocks.append("\n".join(" ".join(repr(x) for x in p) for p in points))
     return "\n\n\n".join(blocks) + "\n"

@@ -119,22 +119,27 @@ def seed_parts(lines, here):
         valid = "; ".join(f"{v.params.key[2]} {check_text(summary_checks(v), here.cpus)}"
                           for v in (line.before, line.after) if v)
         figure = s.figure + ("" if s.figure.endswith("x") else "x")
+        if line.simulated is not None and line.model != "sim":
+            notes.append(f"{s.seed}: simulated {fmt_x(line.simulated)} on {s.machine.name}, "
+                         f"not the figure: {line.sim_unused}")
+        if line.model == "sim" and line.mva is not None:
+            notes.append(f"{s.seed}: the MVA gave {fmt_x(line.mva)}")
         if line.predicted is None:
             rows.append([s.seed, f"{s.before} -> {s.after}", s.machine.name,
-                         str(s.threads), "n/a", figure, "n/a", valid or "n/a",
+                         str(s.threads), "n/a", "-", figure, "n/a", valid or "n/a",
                          "no prediction"])
             notes.append(f"{s.seed}: {line.problem}")
             continue
         q = line.quotient
         off = max(q, 1 / q)
         rows.append([s.seed, f"{s.before} -> {s.after}", s.machine.name, str(s.threads),
-                     fmt_x(line.predicted), figure,
+                     fmt_x(line.predicted), line.model, figure,
                      f"{q:.2f}", valid, "within 2x" if off <= 2 else f"off by {off:.1f}x"])
     for line in lines:
         if line.scale.note:
             notes.append(f"{line.scale.seed}: {line.scale.note}")
     title = "seeds: predicted after/before on the seed's machine at its thread count"
-    header = ["Seed", "Before -> after", "Machine", "Threads", "Predicted", "Seed",
+    header = ["Seed", "Before -> after", "Machine", "Threads", "Predicted", "Model", "Seed",
               "Quotient", "Validation", "Verdict"]
     return [("table", title, header, rows, 4)], notes
 
@@ -167,6 +172,10 @@ FOOTNOTES = [
     "the rows like T1's where measured",
     "* spinning waiters, more threads than CPUs: the model gives the CPU they spin on "
     "to others (optimistic)",
+    "Model: MVA, or sim where a simulated run (bench --sim) on the seed's machine "
+    "has the seed's point and kscale sim-validate reproduced that seed's ratio on "
+    "this machine (its validation.json); the figure is then the simulated ratio of the "
+    "medians; Validation stays the MVA's",
     "Quotient: predicted over the seed's figure (1.00 inside a range); within 2x when "
     "0.5 <= quotient <= 2",
 ]

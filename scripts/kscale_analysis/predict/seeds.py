@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..results import KscaleError, knob_text
 from .machine import MAX_THREADS, Machine, machine_path, positive_number, read_machine
 from .network import predict, slowdown
-from .series import ratio_for
+from .series import median_of, ratio_for
 
 
 SCALE_COLUMNS = ("seed", "machine", "threads", "seed_ratio", "metric", "before",
@@ -101,8 +101,12 @@ class SeedLine:
     scale: SeedScale
     before: object = None  # Variant
     after: object = None
-    predicted: object = None  # after/before ratio
+    predicted: object = None  # after/before ratio, of `model`
     problem: str = ""
+    model: str = "MVA"  # or "sim"
+    mva: object = None  # the MVA's ratio, where there is one
+    simulated: object = None  # a simulated run's ratio on the seed's machine
+    sim_unused: str = ""  # why the simulated ratio is not the prediction
 
     @property
     def quotient(self):
@@ -131,7 +135,56 @@ def seed_pair(scale, variants):
                   "pin them in the seed-scale knobs column")
 
 
-def seed_line(scale, variants, here):
+def sim_ratio(scale, series):
+    """The after/before ratio of the medians of a simulated run's rows at
+    the seed's point (series: its gathered rows on the seed's machine), or
+    None where it has no one such point."""
+    medians = []
+    for variant in (scale.before, scale.after):
+        found = [s for key, s in (series or {}).items()
+                 if key[2] == variant and all(dict(key[3]).get(k) == x
+                                              for k, x in scale.knobs.items())]
+        rows = found[0].plain.get(scale.threads, []) if len(found) == 1 else []
+        medians.append(median_of(rows, scale.metric))
+    if None in medians or not medians[0]:
+        return None
+    return medians[1] / medians[0]
+
+
+def validated(seed, validation):
+    """Whether kscale sim-validate reproduced the seed's ratio on this
+    machine (its line of the seed, or of the seed it is a variant of:
+    002-512p's is 002's); (False, why) where not."""
+    if validation is None:
+        return False, "no kscale sim-validate results for this machine"
+    lines = validation.get("seeds", {})
+    entry = lines.get(seed) or lines.get(seed.split("-")[0])
+    if entry is None:
+        return False, f"kscale sim-validate has no line of seed {seed}"
+    if not entry.get("ok"):
+        err = entry.get("error_pct")
+        off = f"off by {err:+.0f}%" if isinstance(err, (int, float)) else entry.get("why", "")
+        return False, (f"kscale sim-validate's {seed.split('-')[0]} ratio on this machine is "
+                       f"{off} (tolerance {validation.get('ratio_tol_pct', '?')}%)")
+    return True, ""
+
+
+def seed_line(scale, variants, here, sim_series=None, validation=None):
+    """The seed's prediction: the simulator's where a simulated run on the
+    seed's machine has its point and the simulator's validation here holds
+    for the seed, the MVA's otherwise."""
+    line = mva_line(scale, variants, here)
+    line.mva = line.predicted
+    line.simulated = sim_ratio(scale, sim_series)
+    if line.simulated is None:
+        return line
+    ok, line.sim_unused = validated(scale.seed, validation)
+    if ok:
+        line.predicted, line.model, line.problem = line.simulated, "sim", ""
+    return line
+
+
+def mva_line(scale, variants, here):
     pair, problem = seed_pair(scale, variants)
     if pair is None:
         return SeedLine(scale, problem=problem)
