@@ -7,6 +7,7 @@
 declare -A cfg_loaded=()	# config file -> 1: each config runs once
 cfg_stack=()			# the include chain being loaded
 declare -A cfg_labels=()	# "config-name/LABEL" -> where it is run
+declare -A cfg_run_words=()	# "config-name/LABEL" -> its BINARY ARGS...
 step_where=()			# per step: "file:line"
 step_config=()			# per step: name of the config holding it
 step_words=()			# per step: "DIRECTIVE ARGS..." (words have no blanks)
@@ -86,18 +87,26 @@ check_run_options() {
 		die "$where: run $label: --max-repetitions needs --target-ci"
 }
 
-# headline ... --seed=SEED [--metric=NAME] [--here=LABEL]: SEED has a line
-# in $seed_claims, LABEL an earlier run line.
-check_headline_options() {
-	local where=$1 name=$2 arg seed=''
+headline_syntax='LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] [--sensitivity]'
 
-	shift 2
+# headline LABEL ... --seed=SEED [--metric=NAME] [--here=HERE]
+# [--sensitivity]: SEED has a line in $seed_claims, HERE an earlier run
+# line; --sensitivity needs LABEL simulated on a machine file.
+check_headline_options() {
+	local where=$1 name=$2 label=$3 arg seed=''
+
+	shift 3
 	for arg; do
 		case $arg in
 		--seed=?*) seed=${arg#--seed=} ;;
 		--metric=?*) check_name "$where" metric "${arg#--metric=}" ;;
 		--here=?*) check_label_run "$where" "$name" "${arg#--here=}" ;;
-		*) die "$where: headline: unexpected '$arg' (expected --seed=SEED [--metric=NAME] [--here=LABEL])" ;;
+		--sensitivity)
+			[[ " ${cfg_run_words[$name/$label]} " =~ \ --sim=[^\ ] &&
+			   ! " ${cfg_run_words[$name/$label]} " =~ \ --sim=here\  ]] ||
+				die "$where: headline --sensitivity: run $label is not simulated on a machine file (--sim=MACHINE)"
+			;;
+		*) die "$where: headline: unexpected '$arg' (expected $headline_syntax)" ;;
 		esac
 	done
 	[[ -n $seed ]] || die "$where: headline needs --seed=SEED (a seed of $(rel "$seed_claims"))"
@@ -135,6 +144,7 @@ config_line() {
 			die "$where: label '$1' already run at ${cfg_labels[$name/$1]}"
 		fi
 		cfg_labels[$name/$1]=$where
+		cfg_run_words[$name/$1]="${*:2}"
 		nr_runs=$((nr_runs + 1))
 		;;
 	compare)
@@ -147,19 +157,27 @@ config_line() {
 		(($# >= 1)) || die "$where: expected: plot LABEL [PLOT ARGS...]"
 		check_label_run "$where" "$name" "$1"
 		;;
+	predict)
+		(($# >= 1)) && [[ $1 != -* ]] ||
+			die "$where: expected: predict LABEL... [PREDICT ARGS...]"
+		local arg
+		for arg; do
+			[[ $arg == -* ]] || check_label_run "$where" "$name" "$arg"
+		done
+		;;
 	headline)
 		(($# >= 3)) ||
-			die "$where: expected: headline LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL]"
+			die "$where: expected: headline $headline_syntax"
 		check_label_run "$where" "$name" "$1"
 		check_selector "$where" "$2"
 		check_selector "$where" "$3"
-		check_headline_options "$where" "$name" "${@:4}"
+		check_headline_options "$where" "$name" "$1" "${@:4}"
 		[[ -n ${cfg_headlines[$name]:-} ]] || summary_configs+=("$name")
 		cfg_headlines[$name]+="$*"$'\n'
 		return
 		;;
 	*)
-		die "$where: unknown directive '$directive' (expected include, run, compare, plot or headline)"
+		die "$where: unknown directive '$directive' (expected include, run, compare, plot, predict or headline)"
 		;;
 	esac
 	step_where+=("$where")
@@ -237,7 +255,7 @@ check_binaries() {
 # the build has some, then one line: what would run.
 check_only() {
 	local spec shown=() i words binaries='binaries checked'
-	local -A count=([run]=0 [compare]=0 [plot]=0)
+	local -A count=([run]=0 [compare]=0 [plot]=0 [predict]=0)
 
 	for spec; do
 		shown+=("$(rel "$(config_path "$spec" "$PWD")")")
@@ -251,9 +269,10 @@ check_only() {
 		split_words words "${step_words[i]}"
 		count[${words[0]}]=$((count[${words[0]}] + 1))
 	done
-	printf 'kscale: %s: OK: %d run, %d compare, %d plot, %d headline lines; %s\n' \
+	printf 'kscale: %s: OK: %d run, %d compare, %d plot, %d predict, %d headline lines; %s\n' \
 		"$(IFS=' '; printf '%s' "${shown[*]}")" "${count[run]}" "${count[compare]}" \
-		"${count[plot]}" "$(printf '%s' "${cfg_headlines[@]}" | grep -c .)" "$binaries"
+		"${count[plot]}" "${count[predict]}" \
+		"$(printf '%s' "${cfg_headlines[@]}" | grep -c .)" "$binaries"
 }
 
 # A command line for display: paths under the current directory shortened.
@@ -430,9 +449,65 @@ step_plot() {
 	fi
 }
 
+# predict LABEL... ARGS...: kscale predict of those results files (the
+# first one's directory gets predict.txt and .md), plots under
+# $plots_dir/<config-name>/.
+step_predict() {
+	local name=$1 arg files=() args=() status=0
+
+	shift
+	for arg; do
+		if [[ $arg == -* ]]; then
+			args+=("$arg")
+		else
+			files+=("$results_dir/$name/$arg.json")
+		fi
+	done
+	printf '\n=== [%s] predict %s ===\n' "$name" "$*"
+	"$root/scripts/kscale-predict" "${files[@]}" "--out-dir=$plots_dir/$name" \
+		"${args[@]}" || status=$?
+	((status == 0)) || die "[$name] predict failed with exit status $status" "$status"
+	written+=("$results_dir/$name/predict.txt" "$results_dir/$name/predict.md")
+}
+
 # SECONDS as "1m10s", "0m45s", as the bench binaries' progress lines.
 fmt_seconds() {
 	printf '%dm%02ds\n' $(($1 / 60)) $(($1 % 60))
+}
+
+# headline LABEL BEFORE AFTER ... --sensitivity: LABEL's run line again at
+# the headline's point, with each estimated machine figure moved
+# (kscale sim-sensitivity), into RESULTS_DIR/NAME/LABEL.sensitivity.*.json.
+step_sensitivities() {
+	local name spec words arg bin args metric status out
+
+	for name in "${summary_configs[@]}"; do
+		while IFS= read -r spec; do
+			[[ " $spec " == *" --sensitivity "* ]] || continue
+			split_words words "$spec"
+			metric=()
+			for arg in "${words[@]:3}"; do
+				[[ $arg != --metric=* ]] || metric=("$arg")
+			done
+			split_words args "${cfg_run_words[$name/${words[0]}]}"
+			bin=$build/bench/${args[0]}
+			args=("${args[@]:1}")
+			for arg in "${!args[@]}"; do
+				case ${args[arg]} in
+				--target-ci=* | --max-repetitions=*) unset 'args[arg]' ;;
+				esac
+			done
+			printf '[%s] sensitivity %s %s %s\n' "$name" "${words[@]:0:3}" >&2
+			status=0
+			out=$("$root/scripts/kscale-sim-sensitivity" \
+			      "--results-dir=$results_dir/$name" "--label=${words[0]}" \
+			      "--before=${words[1]}" "--after=${words[2]}" "${metric[@]}" \
+			      -- "$bin" "${args[@]}" "${extra_args[@]}") || status=$?
+			((status == 0)) ||
+				die "[$name] sensitivity ${words[*]:0:3} failed with exit status $status" "$status"
+			written+=("$out")
+		done <<<"${cfg_headlines[$name]%$'\n'}"
+	done
 }
 
 # The summary table of each config with headline lines (kscale summary):
@@ -477,8 +552,12 @@ run_steps() {
 		plot)
 			step_plot "${step_config[i]}" "${words[@]:1}"
 			;;
+		predict)
+			step_predict "${step_config[i]}" "${words[@]:1}"
+			;;
 		esac
 	done
+	step_sensitivities
 	step_summaries
 }
 

@@ -56,17 +56,18 @@ class RunCheckTest(unittest.TestCase):
                 self.assertEqual(proc.returncode, 0, proc.stderr)
                 self.assertEqual(proc.stderr, "")
                 self.assertRegex(proc.stdout, rf"^kscale: \S*configs/{name}\.conf: OK: "
-                                 r"\d+ run, \d+ compare, \d+ plot, \d+ headline lines; "
+                                 r"\d+ run, \d+ compare, \d+ plot, \d+ predict, \d+ headline lines; "
                                  r"binaries checked\n$")
 
     def test_default_and_counts(self):
         proc = self.kscale("run", "--check")
-        self.assertIn("configs/default.conf: OK: 13 run, 0 compare, 0 plot, 13 headline lines",
-                      proc.stdout)
-        path = self.config("run a mnt_writers\ncompare a x y\nplot a\nplot a --metric=m\n")
+        self.assertIn("configs/default.conf: OK: 13 run, 0 compare, 0 plot, 0 predict, "
+                      "13 headline lines", proc.stdout)
+        path = self.config("run a mnt_writers\ncompare a x y\nplot a\nplot a --metric=m\n"
+                           "predict a --machine=x\n")
         proc = self.kscale("run", "--check", path, "--", "--cpus=1")
         self.assertEqual(proc.stdout, "kscale: c.conf: OK: 1 run, 1 compare, 2 plot, "
-                                      "0 headline lines; binaries checked\n")
+                                      "1 predict, 0 headline lines; binaries checked\n")
 
     def test_binaries(self):
         path = self.config("run a no_such_bench\n")
@@ -91,7 +92,13 @@ class RunCheckTest(unittest.TestCase):
                 ("headline a x y --seed=000\n", "no earlier 'run a'"),
                 ("run a mnt_writers\nheadline a x y --seed=999\n", "no seed '999'"),
                 ("run a mnt_writers\nheadline a x y --seed=000 --here=b\n",
-                 "no earlier 'run b'")):
+                 "no earlier 'run b'"),
+                ("run a mnt_writers\nheadline a x y --seed=000 --sensitivity\n",
+                 "headline --sensitivity: run a is not simulated on a machine file"),
+                ("run a mnt_writers --sim=here\nheadline a x y --seed=000 --sensitivity\n",
+                 "headline --sensitivity: run a is not simulated on a machine file"),
+                ("run a mnt_writers\npredict a b\n", "no earlier 'run b'"),
+                ("run a mnt_writers\npredict --machine=x\n", "expected: predict LABEL...")):
             with self.subTest(config=text):
                 path = self.config(text)
                 self.assert_refused(self.kscale("run", "--check", path), message)
