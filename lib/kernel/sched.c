@@ -457,15 +457,7 @@ int sched_task_start(int cpu)
 		ret = sched_tick_start(cpu_rq(cpu));
 	if (ret)
 		return ret;
-	kscale_set_cpu(cpu);
-	__preempt_count = 0;
-	p->state = TASK_RUNNING;
-	p->on_cpu = 0;
-	p->cpu = cpu;
-	p->nvcsw = p->nivcsw = 0;
-	p->preempt_count = &__preempt_count;
-	p->relax_yielding = &cpu_relax_yielding;
-	p->rq = cpu_rq(cpu);
+	sched_task_init(cpu);
 	activate_task(p->rq);
 	if (sched_fifo)
 		set_prio(SCHED_FIFO, SCHED_PRIO_TASK);

@@ -230,6 +230,11 @@ void sched_bug(const char *what) __attribute__((noreturn));
 /* BUG if preemption is disabled: never switch a task out there. */
 void schedule_debug(void);
 /*
+ * sched_task_start()'s part both implementations share: current set up
+ * as cpu's task (its rq, counts, preempt_count), not yet runnable.
+ */
+void sched_task_init(int cpu);
+/*
  * Each implementation's switch at a preemption point: p to the back of
  * its CPU's queue, still runnable (preempt_schedule(), cond_resched(),
  * yield()).

@@ -199,15 +199,7 @@ int sched_task_start(int cpu)
 
 	if (!sim_task_current() || sim_task_cpu(sim_task_current()) != cpu)
 		return -EINVAL;
-	kscale_set_cpu(cpu);
-	__preempt_count = 0;
-	p->state = TASK_RUNNING;
-	p->on_cpu = 0;
-	p->cpu = cpu;
-	p->nvcsw = p->nivcsw = 0;
-	p->preempt_count = &__preempt_count;
-	p->relax_yielding = &cpu_relax_yielding;
-	p->rq = cpu_rq(cpu);
+	sched_task_init(cpu);
 	activate_task(p->rq);
 	return 0;
 }
