@@ -186,11 +186,12 @@ class SummaryTest(unittest.TestCase):
         with self.assertRaisesRegex(KscaleError, r"claims\.tsv:3: expected 4 non-empty"):
             summary.read_claims(self.claims)
         # the tour's: a line for each seed's headline, each secondary
-        # claim, and the lock-only lines of 000 and 002
+        # claim (002-drop: configs/at-scale-002.conf), and the lock-only
+        # lines of 000 and 002
         claims = summary.read_claims(os.path.join(REPO, "configs", "seed-claims.tsv"))
         self.assertEqual(sorted(claims), [
             "000", "000-lockonly", "000-pernode", "000-worst", "002", "002-512p",
-            "002-lockonly", "003", "003-immutable", "004", "004-profile",
+            "002-drop", "002-lockonly", "003", "003-immutable", "004", "004-profile",
             "004-randwrite"])
 
     def test_ratio(self):
