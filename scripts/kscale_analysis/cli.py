@@ -1,6 +1,7 @@
-"""Shared command-line plumbing: one-line errors, metric lists, atomic writes."""
+"""Shared command-line plumbing: one-line errors, metric lists, JSON reads, atomic writes."""
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -38,6 +39,18 @@ def temp_path(final_path):
     os.fchmod(fd, 0o666 & ~umask)
     os.close(fd)
     return path
+
+
+def read_json_if_any(path):
+    """A JSON file's document, or None where there is no such file; a
+    file that cannot be read or parsed is a KscaleError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
 
 
 def write_atomic(path, text):

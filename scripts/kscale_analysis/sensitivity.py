@@ -189,14 +189,7 @@ def sensitivity_command(argv):
 
 def read(results_dir, label, before, after):
     """The sensitivity written for a headline, or None if there is none."""
-    path = path_of(results_dir, label, before, after)
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    return cli.read_json_if_any(path_of(results_dir, label, before, after))
 
 
 def main(argv):

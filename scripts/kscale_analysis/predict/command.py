@@ -1,6 +1,5 @@
 """kscale predict's command line."""
 
-import json
 import os
 import sys
 import tempfile
@@ -76,16 +75,6 @@ def build_parser():
     return parser
 
 
-def read_validation(path):
-    """kscale sim-validate's validation.json, or None where there is none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-
 
 def default_results():
     directory = os.path.join(results_dir(), "default")
@@ -144,7 +133,7 @@ def predict_command(argv):
               if args.machine else extended(here))
     scales = read_seed_scale(args.seed_scale)
     variants, notes = build_variants(series, here, target)
-    validation = read_validation(args.sim_validation or os.path.join(
+    validation = cli.read_json_if_any(args.sim_validation or os.path.join(
         results_dir(), "sim-validate", "validation.json"))
     seeds = [seed_line(s, variants, here, simulated.get(s.machine.name), validation)
              for s in scales]
