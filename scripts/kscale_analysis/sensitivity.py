@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 from . import cli, compare, stats
-from .predict.machine import machine_values
+from .predict.machine import machine_path, machine_values
 from .results import KscaleError, load
 
 PROG = "kscale sim-sensitivity"
@@ -44,12 +44,6 @@ def path_of(results_dir, label, before, after):
         return selector.replace("/", "_").replace("*", "x").replace(":", "-")
     return os.path.join(results_dir,
                         f"{label}.sensitivity.{name(before)}-{name(after)}.json")
-
-
-def machine_path(name):
-    if "/" in name or name.endswith(".conf"):
-        return name
-    return os.path.join(MACHINES, f"{name}.conf")
 
 
 def estimated(values):
@@ -150,7 +144,7 @@ def sensitivity_command(argv):
     if not 0 < args.factor < 1:
         raise KscaleError(f"--factor={args.factor:g}: expected a number between 0 and 1")
     binary, bench_args = args.command[0], args.command[1:]
-    path = machine_path(sim_option(bench_args))
+    path = machine_path(sim_option(bench_args), MACHINES)
     values = machine_values(path)
     with open(path, encoding="utf-8") as f:
         text = f.read()
