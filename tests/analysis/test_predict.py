@@ -559,6 +559,14 @@ class PipelineTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(self.plots, "tour",
                                                         "predict-mnt_writers.svg")))
 
+    def test_seeds_option(self):
+        self.assert_refused(self.predict(self.profiled, "--seeds=000,001"),
+                            r"--seeds: no seed 001 in ")
+        proc = self.predict(self.profiled, self.plain, "--seeds=009")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("\n009 ", proc.stdout)
+        self.assertNotIn("\n000 ", proc.stdout)
+
     def test_machine_option_and_out_dir(self):
         out_dir = os.path.join(self.tmp, "elsewhere")
         proc = self.predict(self.profiled, self.plain,

@@ -20,7 +20,7 @@ PROG = "kscale predict"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))
 USAGE = (f"{PROG} [RESULTS.json...] [--machine=FILE|NAME] [--out-dir=DIR] "
-         "[--seed-scale=FILE] [--sim-validation=FILE]")
+         "[--seed-scale=FILE] [--seeds=LIST] [--sim-validation=FILE]")
 DESCRIPTION = f"""\
 Predict each variant's scaling from its 1-thread profile (rows of a
 --profile run: res_*_visits counters) by exact mean value analysis of a
@@ -69,6 +69,9 @@ def build_parser():
                         help="each seed's machine, thread count and figure "
                              "(default: configs/seed-scale.tsv); seed machines are "
                              "machines/NAME.conf beside it")
+    parser.add_argument("--seeds", metavar="LIST",
+                        help="only these seeds' lines of the seed table "
+                             "(comma-separated; default: every seed)")
     parser.add_argument("--sim-validation", metavar="FILE",
                         help="kscale sim-validate's verdicts on this machine "
                              "(default: $KSCALE_RESULTS/sim-validate/validation.json)")
@@ -132,6 +135,12 @@ def predict_command(argv):
     target = (read_machine(machine_path(args.machine, os.path.join(ROOT, "configs", "machines")))
               if args.machine else extended(here))
     scales = read_seed_scale(args.seed_scale)
+    if args.seeds:
+        wanted = args.seeds.split(",")
+        unknown = [seed for seed in wanted if seed not in {s.seed for s in scales}]
+        if unknown:
+            raise KscaleError(f"--seeds: no seed {', '.join(unknown)} in {args.seed_scale}")
+        scales = [s for s in scales if s.seed in wanted]
     variants, notes = build_variants(series, here, target)
     validation = cli.read_json_if_any(args.sim_validation or os.path.join(
         results_dir(), "sim-validate", "validation.json"))
