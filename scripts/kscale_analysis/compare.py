@@ -165,6 +165,22 @@ def variant_tables(results, before, after):
     return tables_from_sections(list(sections.values())), dropped
 
 
+def one_point(results, before, after, metric, what):
+    """The metric (None: the model's primary one) and the one row where
+    BEFORE and AFTER pair up (a headline's point); a KscaleError starting
+    with `what` where there is not exactly one."""
+    metric = metric or default_metrics([results])[0]
+    results.require_metric(metric)
+    tables, _ = variant_tables(results, before, after)
+    rows = [row for table in tables for section in table.sections for row in section]
+    if len(rows) != 1:
+        raise KscaleError(f"{what}: {len(rows)} points pair up "
+                          f"({'; '.join(row.test for row in rows)}); a headline "
+                          "needs one: run one, or pin knobs or threads in the "
+                          f"selectors (e.g. {before}/threads:all)")
+    return metric, rows[0]
+
+
 def file_tables(a, b):
     """Rows pairing identically named benchmarks of two files; plus only-in notes."""
     common = [run for name, run in a.runs.items() if name in b.runs]

@@ -99,14 +99,8 @@ def sim_option(args):
 def ratio(path, before, after, metric):
     """The after/before ratio of the medians at the one point (None if
     there is none), and its bootstrap 95% interval (or None)."""
-    results = load(path)
-    metric = metric or compare.default_metrics([results])[0]
-    results.require_metric(metric)
-    tables, _ = compare.variant_tables(results, before, after)
-    rows = [row for table in tables for section in table.sections for row in section]
-    if len(rows) != 1:
-        raise KscaleError(f"{path}: {len(rows)} points pair up; expected one")
-    b, a = rows[0].before.values(metric), rows[0].after.values(metric)
+    metric, row = compare.one_point(load(path), before, after, metric, path)
+    b, a = row.before.values(metric), row.after.values(metric)
     pct, ci = stats.change(b, a), stats.bootstrap_ci(b, a)
     return (None if pct is None else 1 + pct / 100,
             None if ci is None else [1 + x / 100 for x in ci])

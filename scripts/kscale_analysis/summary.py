@@ -140,20 +140,12 @@ def headline_line(results_dir, headline, claims, here=False):
         raise KscaleError(f"{what}: no seed {headline.seed!r} in the claims "
                           f"(seeds: {', '.join(claims)})")
     results = load(os.path.join(results_dir, f"{label}.json"))
-    metric = headline.metric or compare.default_metrics([results])[0]
-    results.require_metric(metric)
     before, after = headline.before, headline.after
     if here:
         # the seed's scale pinned in the selectors is not this machine's
         before, after = unpinned(before), unpinned(after)
-    tables, _ = compare.variant_tables(results, before, after)
-    rows = [row for table in tables for section in table.sections for row in section]
-    if len(rows) != 1:
-        raise KscaleError(f"{what}: {len(rows)} points pair up "
-                          f"({'; '.join(row.test for row in rows)}); a headline "
-                          "needs one: run one, or pin knobs or threads in the "
-                          f"selectors (e.g. {headline.before}/threads:all)")
-    line = Line(headline, claim, results, rows[0], metric)
+    metric, row = compare.one_point(results, before, after, headline.metric, what)
+    line = Line(headline, claim, results, row, metric)
     if headline.sensitivity and not here:
         if not simulated(results):
             raise KscaleError(f"{what}: --sensitivity: {label}.json was not "

@@ -4,7 +4,7 @@ import os
 import sys
 import tempfile
 
-from .. import cli, plot
+from .. import cli, plot, summary
 from ..results import KscaleError, load, one_line
 from . import figures
 from .machine import MAX_CPUS, context_machine, extended, machine_path, read_machine
@@ -120,11 +120,10 @@ def predict_command(argv):
     loaded = [load(p) for p in paths]
     by_machine = {}
     for res in loaded:
-        machine = res.context.get("kscale_sim_machine")
-        if machine:
+        if machine := summary.simulated(res):
             by_machine.setdefault(machine, []).append(res)
     simulated = {machine: gather(files) for machine, files in by_machine.items()}
-    loaded = [res for res in loaded if not res.context.get("kscale_sim_machine")]
+    loaded = [res for res in loaded if not summary.simulated(res)]
     series = gather(loaded)
     profiled = [s for s in series.values() if 1 in s.profiled]
     if not profiled:
