@@ -1,6 +1,6 @@
 """kscale sim-validate: the simulator against this machine (docs/sim.md).
 
-Every model variant of the four benches, at 1 and 2 CPUs (the seed 003
+Every model variant of every model's bench, at 1 and 2 CPUs (the seed 003
 disk line at 16 tasks a CPU), measured here and simulated with
 --sim=here in the same session, with the same calibrated work (one
 --calibration file, measured by the native run and reused by the
@@ -26,17 +26,17 @@ import time
 
 from .cli import write_atomic
 from .compare import parse_selector
+from .models import MODELS
 from .predict.machine import SIM_FIGURES
 from .results import KscaleError, load_merged
 
-BENCHES = {
-    'mnt_writers': ['--variants=none,atomic,pernode,percpu,percpu_seed,'
-                    'upstream', '--mounts=1,2', '--path-work-ns=auto'],
-    'shmem_fault': ['--variants=stat_lock,nosbinfo,no_sbinfo_mount,upstream',
-                    '--fault-work-ns=auto'],
-    'real_lookup': ['--variants=i_mutex,sharded,immutable,parallel',
-                    '--dcache=10000', '--fs-lookup-ns=auto'],
-    'rwsem': ['--variants=v4.6,reader_owned,upstream', '--rw=randrw'],
+# a model's knobs, after its model variants; a model not here runs at its
+# defaults
+MODEL_ARGS = {
+    'mnt_writers': ['--mounts=1,2', '--path-work-ns=auto'],
+    'shmem_fault': ['--fault-work-ns=auto'],
+    'real_lookup': ['--dcache=10000', '--fs-lookup-ns=auto'],
+    'rwsem': ['--rw=randrw'],
 }
 # seed 003's headline: lookups that sleep on 5 disks, 16 tasks a CPU
 DISKS = ('real_lookup_disks', 'real_lookup',
@@ -86,12 +86,38 @@ def parse_args(argv):
     p.add_argument('--ratio-tol', type=float, default=15,
                    help='a seed\'s ratio, %% (default: 15)')
     p.add_argument('--only', default=None,
-                   help='runs to do, comma-separated (mnt_writers, '
-                        'shmem_fault, real_lookup, real_lookup_disks, rwsem)')
+                   help='runs to do, comma-separated (' +
+                        ', '.join(MODELS + [DISKS[0]]) + ')')
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.seeds < 1:
         p.error('--repetitions and --seeds are at least 1')
     return args
+
+
+def model_variants(build):
+    """{model: [its model variants]}, in its table's order, as the torture
+    lists them (the bench's --list has its host variants too)."""
+    p = subprocess.run([os.path.join(build, 'torture', 'torture'), '--list'],
+                       stdout=subprocess.PIPE, text=True)
+    if p.returncode:
+        raise KscaleError(f'torture --list failed (exit {p.returncode})', 1)
+    out = {}
+    for line in p.stdout.splitlines():
+        model, variant = line.split()[0].split('/')
+        out.setdefault(model, []).append(variant)
+    return out
+
+
+def plan(build, only):
+    """The runs, (label, bench, arguments): each model's bench over its
+    model variants, and seed 003's disks; those --only names if given."""
+    variants = model_variants(build)
+    runs = [(name, name, ['--variants=' + ','.join(variants[name])] +
+             MODEL_ARGS.get(name, [])) for name in MODELS]
+    runs.append(DISKS)
+    if only:
+        runs = [r for r in runs if r[0] in only.split(',')]
+    return runs
 
 
 def run(cmd, log):
@@ -190,11 +216,7 @@ def main(argv):
         os.makedirs(args.out, exist_ok=True)
         log = os.path.join(args.out, 'commands.log')
         open(log, 'w').close()
-        runs = [(name, name, extra) for name, extra in BENCHES.items()]
-        runs.append(DISKS)
-        if args.only:
-            only = set(args.only.split(','))
-            runs = [r for r in runs if r[0] in only]
+        runs = plan(build, args.only)
         here, ctx = measure_here(os.path.join(build, 'bench', 'primitives'),
                                  args.out, log)
         native, sim = {}, {}

@@ -27,10 +27,11 @@ import time
 from dataclasses import dataclass
 
 from . import cli
+from .models import MODELS
 from .results import KscaleError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-BENCHES = ["mnt_writers", "shmem_fault", "real_lookup", "rwsem", "primitives"]
+BENCHES = MODELS + ["primitives"]
 # test_sched is left out: its checks time host sleeps and wake-ups, which
 # emulation stretches past its limits (it ran over 240 s on 16 vCPUs)
 UNITS = ["test_topology", "test_percpu"]

@@ -5,6 +5,8 @@ import subprocess
 import tempfile
 import unittest
 
+from kscale_analysis.models import MODELS
+
 from . import REPO
 
 KSCALE = os.path.join(REPO, "scripts", "kscale")
@@ -18,7 +20,7 @@ class RunCheckTest(unittest.TestCase):
         self.tmp = tmp.name
         self.build = os.path.join(self.tmp, "build")
         os.makedirs(os.path.join(self.build, "bench"))
-        for name in ("mnt_writers", "shmem_fault", "real_lookup", "rwsem"):
+        for name in MODELS:
             path = os.path.join(self.build, "bench", name)
             with open(path, "w") as f:
                 f.write("#!/bin/sh\nexit 1\n")  # never run

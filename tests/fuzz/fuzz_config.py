@@ -19,11 +19,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pyfuzz  # noqa: E402
 from pyfuzz import require  # noqa: E402
 
+from kscale_analysis.models import MODELS  # noqa: E402
+
 from hypothesis import strategies as st  # noqa: E402
 
 NAME = "config"
 KSCALE = os.path.join(pyfuzz.ROOT, "scripts", "kscale")
-BINARIES = ("mnt_writers", "shmem_fault", "real_lookup", "rwsem", "primitives", "sched")
+BINARIES = (*MODELS, "primitives", "sched")
 INCLUDED = b"run inc mnt_writers --cpus=1\ncompare inc atomic percpu\n"
 BASH_TROUBLE = re.compile(r"unbound variable|syntax error|command not found|bad substitution|"
                           r"bad array subscript|unexpected EOF|No such file|warning:|"
