@@ -1,38 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdlib.h>
-#include <string.h>
-
-#include "../../lib/kernel/page_alloc.h"
-#include "vfsmount_2_6.h"
 #include "mnt_writers.h"
-
-spinlock_t vfsmount_lock = __SPIN_LOCK_UNLOCKED;
-bool mnt_cache_page_per_object;
-unsigned long mnt_underflows_coalesced;
-
-void *mnt_cache_zalloc(size_t size)
-{
-	size_t align = mnt_cache_page_per_object ? PAGE_SIZE : SMP_CACHE_BYTES;
-	size_t total = (size + align - 1) & ~(align - 1);
-	void *p = aligned_alloc(align, total);
-
-	if (!p)
-		abort();
-	memset(p, 0, total);
-	return p;
-}
-
-void mntget_2_6(struct vfsmount *mnt)
-{
-	mntget((struct vfsmount_2_6 *)mnt);
-}
-
-void mntput_2_6(struct vfsmount *mnt)
-{
-	struct vfsmount_2_6 *m = (struct vfsmount_2_6 *)mnt;
-
-	mntput(m);
-}
 
 KSCALE_VARIANT_TABLE(mnt_writers_variants,
 	{ "none", "before the series: mnt_want_write only checks read-only",

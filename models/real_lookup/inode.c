@@ -44,6 +44,8 @@
 #define __I_LOCK	7
 #define I_LOCK		(1 << __I_LOCK)
 
+/* the model's counts: here, at the bottom of namei -> dcache -> inode */
+__thread struct lookup_stats lookup_stats;
 
 spinlock_t inode_lock = __SPIN_LOCK_UNLOCKED;
 static struct hlist_head *inode_hashtable;

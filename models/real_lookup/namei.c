@@ -28,7 +28,6 @@
 #define IS_IMMUTABLE(inode)	((inode)->i_flags & S_IMMUTABLE)
 #define IS_DEADDIR(inode)	((inode)->i_flags & S_DEAD)
 
-__thread struct lookup_stats lookup_stats;
 unsigned long fs_lookup_ns;
 unsigned long fs_io_ns;
 struct request_queue *magic_disks;

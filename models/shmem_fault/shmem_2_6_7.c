@@ -52,6 +52,8 @@
 #define spin_unlock_account(lock, wait) \
 	decb_spin_unlock_account(lock, &stat_lock_stat, wait)
 
+__thread struct lock_class_stats stat_lock_stat;
+
 /*
  * PAGE_CACHE_SIZE is the modelled machine's page (page_alloc.h): with
  * ia64's 16 KiB, ENTRIES_PER_PAGE is 2048 not 512 (one index page maps

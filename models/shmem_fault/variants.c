@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "shmem_fault.h"
 
-__thread struct lock_class_stats stat_lock_stat;
-
 KSCALE_VARIANT_TABLE(shmem_fault_variants,
 	{ "stat_lock", "2.6.7: the superblock stat_lock on every fault",
 	  &shmem_fault_stat_lock },
