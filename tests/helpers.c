@@ -16,6 +16,35 @@
 #include "../lib/kernel/tsc.h"
 #include "helpers.h"
 
+static void rw_read_data(struct test_rw_check *c)
+{
+	if (c->data & 1)
+		test_note(&c->violations);
+}
+
+void test_rw_read(struct test_rw_check *c)
+{
+	rw_read_data(c);
+	__atomic_fetch_add(&c->readers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->writers, __ATOMIC_SEQ_CST))
+		test_note(&c->violations);
+	cpu_relax();
+	__atomic_fetch_sub(&c->readers, 1, __ATOMIC_SEQ_CST);
+	rw_read_data(c);
+}
+
+void test_rw_write(struct test_rw_check *c)
+{
+	c->data++;
+	if (__atomic_fetch_add(&c->writers, 1, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&c->readers, __ATOMIC_SEQ_CST))
+		test_note(&c->violations);
+	cpu_relax();
+	__atomic_fetch_sub(&c->writers, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&c->writes, 1, __ATOMIC_RELAXED);
+	c->data++;
+}
+
 double test_now_ms(void)
 {
 	struct timespec ts;

@@ -40,6 +40,29 @@ static inline void test_note(int *counter)
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * A reader-writer lock's exclusion, checked by its holders: who is
+ * inside, and broken exclusion counted in violations.
+ */
+struct test_rw_check {
+	int readers;		/* inside as readers */
+	int writers;		/* inside as writers */
+	int violations;
+	/*
+	 * Plain data the lock alone orders, outside the counters' atomics
+	 * above (which would order it themselves), so that ThreadSanitizer
+	 * reports a race if an unlock does not release: a writer makes it
+	 * odd before its atomics and even after them, a reader reads it
+	 * before its atomics and after them (and sees it even).
+	 */
+	unsigned long data;
+	unsigned long writes;
+};
+
+/* Inside a read hold, then a write hold: the checks and the data. */
+void test_rw_read(struct test_rw_check *c);
+void test_rw_write(struct test_rw_check *c);
+
 double test_now_ms(void);
 
 /* The table checked as bench and torture check it: 0, or a failed test. */

@@ -137,52 +137,22 @@ static void test_woken_readers_are_marked_owners(void **state)
 
 struct race {
 	struct rw_semaphore sem;
-	int readers;		/* inside as readers */
-	int writers;		/* inside as writers */
-	int violations;
+	struct test_rw_check check;
 	unsigned long progress;
 	int done;
-	/*
-	 * Plain data the lock alone orders, outside the counters' atomics
-	 * above (which would order it themselves), so that ThreadSanitizer
-	 * reports a race if an unlock does not release: a writer makes it
-	 * odd before its atomics and even after them, a reader reads it
-	 * before its atomics and after them (and sees it even).
-	 */
-	unsigned long data;
-	unsigned long writes;
 };
-
-static void read_data(struct race *r)
-{
-	if (r->data & 1)
-		test_note(&r->violations);
-}
 
 static void read_side(struct race *r)
 {
 	down_read(&r->sem);
-	read_data(r);
-	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
-		test_note(&r->violations);
-	cpu_relax();
-	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
-	read_data(r);
+	test_rw_read(&r->check);
 	up_read(&r->sem);
 }
 
 static void write_side(struct race *r)
 {
 	down_write(&r->sem);
-	r->data++;
-	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
-		test_note(&r->violations);
-	cpu_relax();
-	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
-	r->data++;
+	test_rw_write(&r->check);
 	up_write(&r->sem);
 }
 
@@ -259,9 +229,9 @@ static void race_version(bool patch)
 	init_rwsem(&r->sem);
 	/* the racers and the watchdog, which only sleeps and looks */
 	test_race(test_racers(MAX_RACERS) + 1, racer_then_done, r);
-	assert_int_equal(r->violations, 0);
+	assert_int_equal(r->check.violations, 0);
 	assert_int_equal(r->progress, test_racers(MAX_RACERS) * LOOPS);
-	assert_int_equal(r->data, 2 * r->writes);
+	assert_int_equal(r->check.data, 2 * r->check.writes);
 	assert_released(&r->sem);
 	free(r);
 }

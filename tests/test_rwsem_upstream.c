@@ -373,53 +373,13 @@ static void test_unlocks_release_to_the_next_holder(void **state)
 struct race {
 	const struct version *v;
 	struct rwsem_storage sem;
-	int readers;		/* inside as readers */
-	int writers;		/* inside as writers */
-	int violations;
+	struct test_rw_check check;
 	int finished;
 	int nr;
 	unsigned long progress;
 	unsigned long tries_won, tries_lost;
 	unsigned long sleeps, spins;
-	/*
-	 * Plain data the lock alone orders, outside the counters' atomics
-	 * above (which would order it themselves), so that ThreadSanitizer
-	 * reports a race if an unlock does not release: a writer makes it
-	 * odd before its atomics and even after them, a reader reads it
-	 * before its atomics and after them (and sees it even).
-	 */
-	unsigned long data;
-	unsigned long writes;
 };
-
-static void read_data(struct race *r)
-{
-	if (r->data & 1)
-		test_note(&r->violations);
-}
-
-static void read_side(struct race *r)
-{
-	read_data(r);
-	__atomic_fetch_add(&r->readers, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&r->writers, __ATOMIC_SEQ_CST))
-		test_note(&r->violations);
-	cpu_relax();
-	__atomic_fetch_sub(&r->readers, 1, __ATOMIC_SEQ_CST);
-	read_data(r);
-}
-
-static void write_side(struct race *r)
-{
-	r->data++;
-	if (__atomic_fetch_add(&r->writers, 1, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&r->readers, __ATOMIC_SEQ_CST))
-		test_note(&r->violations);
-	cpu_relax();
-	__atomic_fetch_sub(&r->writers, 1, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
-	r->data++;
-}
 
 static void one_op(struct race *r, unsigned int op)
 {
@@ -429,12 +389,12 @@ static void one_op(struct race *r, unsigned int op)
 	switch (op % 8) {
 	case 0: case 1: case 2:
 		ops->down_read(sem);
-		read_side(r);
+		test_rw_read(&r->check);
 		ops->up_read(sem);
 		break;
 	case 3: case 4:
 		ops->down_write(sem);
-		write_side(r);
+		test_rw_write(&r->check);
 		/* now and then the holder is switched out, as at a fault */
 		if (op & 64)
 			cond_resched();
@@ -442,9 +402,9 @@ static void one_op(struct race *r, unsigned int op)
 		break;
 	case 5:
 		ops->down_write(sem);
-		write_side(r);
+		test_rw_write(&r->check);
 		ops->downgrade_write(sem);
-		read_side(r);
+		test_rw_read(&r->check);
 		ops->up_read(sem);
 		break;
 	case 6:
@@ -453,7 +413,7 @@ static void one_op(struct race *r, unsigned int op)
 			break;
 		}
 		__atomic_fetch_add(&r->tries_won, 1, __ATOMIC_RELAXED);
-		read_side(r);
+		test_rw_read(&r->check);
 		ops->up_read(sem);
 		break;
 	case 7:
@@ -462,7 +422,7 @@ static void one_op(struct race *r, unsigned int op)
 			break;
 		}
 		__atomic_fetch_add(&r->tries_won, 1, __ATOMIC_RELAXED);
-		write_side(r);
+		test_rw_write(&r->check);
 		ops->up_write(sem);
 		break;
 	}
@@ -506,9 +466,9 @@ static void race_version(const struct version *v)
 	fprintf(stderr, "%s: %d tasks on %d CPUs: %lu sleeps, %lu spins won, "
 		"trylocks %lu won %lu lost\n", v->ops->name, RACERS, cpus,
 		r->sleeps, r->spins, r->tries_won, r->tries_lost);
-	assert_int_equal(r->violations, 0);
+	assert_int_equal(r->check.violations, 0);
 	assert_int_equal(r->progress, (unsigned long)RACERS * LOOPS);
-	assert_int_equal(r->data, 2 * r->writes);
+	assert_int_equal(r->check.data, 2 * r->check.writes);
 	/* it was a race: some slept, some trylocks met the lock taken */
 	if (timing_checked()) {
 		assert_true(r->sleeps > 0);

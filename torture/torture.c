@@ -5,7 +5,8 @@
  * for the models of kscale.  Departures: a variant runs for a fixed
  * time rather than until the module is removed; the quiet points, where
  * every task is parked between operations so that whole-state
- * invariants hold exactly, stand in for locktorture's stutter.
+ * invariants hold exactly, stand in for locktorture's stutter.  The
+ * lock hooks (torture.h) are its delays inside critical sections.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,26 @@
 
 #define FAIL_MESSAGES	10	/* said per variant; all are counted */
 #define TASK_STACK	(256 * 1024)
+
+/*
+ * Inside critical sections, as locktorture's torture_*_write_delay():
+ * mostly none, a short one now and then, a long one rarely, so that
+ * waiters pile up behind a holder.  Sleeping holds model the kernel's
+ * might_sleep() sections: a mutex or rwsem holder preempted, sleeping on
+ * I/O or moved to another CPU.  One in ..., per release (locktorture:
+ * one in nrealwriters * 2000 long).
+ */
+#define SHORT_DELAY_ONE_IN	16
+#define LONG_DELAY_ONE_IN	2000
+#define SHORT_SPIN_NS		2000	/* locktorture's shortdelay_us = 2 */
+#define LONG_SPIN_NS		50000	/* in atomic context: spins only */
+#define LONG_SLEEP_NS		2000000	/* a sleeping section: 2 ms asleep */
+/* An interrupt just after a spinlock's release, one in ... */
+#define IRQ_ONE_IN		64
+#define IRQ_SPIN_NS		2000
+/* In a sleeper's window (lockstat_sleep_window()), one in ... */
+#define SLEEP_WINDOW_ONE_IN	8
+#define SLEEP_WINDOW_SPIN_NS	5000
 
 /* Between operations, one in ...: a short spin, a sleep, a migration. */
 #define OUTSIDE_SPIN_ONE_IN	8
@@ -75,6 +96,8 @@ static const struct kscale_flag torture_flags[] = {
 #define NR_TORTURE_FLAGS	(sizeof(torture_flags) / sizeof(torture_flags[0]))
 
 int torture_nr_tasks;
+__thread struct torture_lock_stats torture_lock_stats;
+__thread uint64_t torture_rand = 1;
 static struct topology topo;
 static const char *variant_name;	/* "model/variant" running */
 static int nr_fail;
@@ -96,6 +119,91 @@ void torture_fail(const char *fmt, ...)
 	fputc('\n', stderr);
 	funlockfile(stderr);
 }
+
+bool torture_migrate(void)
+{
+	return topo.nr_cpus > 1 &&
+	       !sched_migrate_task(topo.cpus[torture_random() % topo.nr_cpus]);
+}
+
+static void torture_lock_acquired(uint64_t start)
+{
+	struct torture_lock_stats *s = &torture_lock_stats;
+
+	s->acquisitions++;
+	if (start) {
+		uint64_t wait = rdtsc_ordered() - start;
+
+		if (wait > s->max_wait)
+			s->max_wait = wait;
+	}
+}
+
+/* In a section that may sleep: one of the kernel's ways to lose the CPU. */
+static void torture_sleeping_hold(struct torture_lock_stats *s)
+{
+	switch (torture_random() % 4) {
+	case 0:
+		s->sleeps++;
+		schedule_timeout_ns(torture_random() % LONG_SLEEP_NS);
+		break;
+	case 1:
+		if (current->rq && torture_migrate())
+			s->migrations++;
+		break;
+	default:
+		s->preempts++;
+		yield();
+		break;
+	}
+}
+
+static void torture_lock_release(void)
+{
+	struct torture_lock_stats *s = &torture_lock_stats;
+	uint32_t r = torture_random();
+
+	if (r % LONG_DELAY_ONE_IN == 0) {
+		if (preempt_count() || !current->rq) {
+			s->spins++;
+			ndelay(LONG_SPIN_NS);
+		} else {
+			torture_sleeping_hold(s);
+		}
+	} else if (r % SHORT_DELAY_ONE_IN == 0) {
+		s->spins++;
+		ndelay(torture_random() % SHORT_SPIN_NS);
+	}
+}
+
+/*
+ * Just after a spinlock's release: an interrupt, as one can arrive there
+ * in the kernel.  It spins only: the releaser may still have preemption
+ * disabled.
+ */
+static void torture_lock_released(void)
+{
+	if (torture_random() % IRQ_ONE_IN == 0)
+		ndelay(torture_random() % IRQ_SPIN_NS);
+}
+
+/*
+ * A sleeper's window: it spins only, as it may still hold a spinlock
+ * (a state set under wait_lock); long enough for a waker on another CPU
+ * to drop its lock, wake us and go.  A sleep costs microseconds anyway.
+ */
+static void torture_sleep_window(void)
+{
+	if (torture_random() % SLEEP_WINDOW_ONE_IN == 0)
+		ndelay(torture_random() % SLEEP_WINDOW_SPIN_NS);
+}
+
+static const struct torture_hooks lock_hooks = {
+	.lock_acquired = torture_lock_acquired,
+	.lock_release = torture_lock_release,
+	.lock_released = torture_lock_released,
+	.sleep_window = torture_sleep_window,
+};
 
 static double now_s(void)
 {
@@ -377,7 +485,7 @@ static int torture_variant(const struct torture_model *m, const void *v,
 		printf("%s-torture: End of test: FAILURE: init\n", full);
 		return 1;
 	}
-	__atomic_store_n(&lockstat.torture, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&torture_hooks, &lock_hooks, __ATOMIC_SEQ_CST);
 	host_sleeps_start = sched_host_sleeps();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, TASK_STACK);
@@ -390,7 +498,7 @@ static int torture_variant(const struct torture_model *m, const void *v,
 	start = now_s();
 	torture_monitor();
 	torture_join(tid);
-	__atomic_store_n(&lockstat.torture, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&torture_hooks, NULL, __ATOMIC_SEQ_CST);
 	/* the tasks gone: the end state is a quiet point too */
 	if (m->quiet)
 		m->quiet();
@@ -527,8 +635,6 @@ static void machine_init(void)
 	}
 	sched_init();
 	sched_set_slice_ns(0, topo.nr_cpus);
-	torture_cpus = topo.cpus;
-	torture_nr_cpus = topo.nr_cpus;
 	torture_nr_tasks = opt.nr_tasks ? opt.nr_tasks :
 			   4 * topo.nr_cpus < 8 ? 8 : 4 * topo.nr_cpus;
 }

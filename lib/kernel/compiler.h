@@ -51,13 +51,15 @@
  */
 #define CPU_RELAX_CHECK		1024
 
-extern __thread int cpu_relax_yielding;	/* sched.c */
+extern __thread int cpu_relax_yielding;	/* sched_common.c */
 
-#ifdef KSCALE_SIM
-/* lib/sim: the CPU parks until a line it spun on is written. */
-void sim_relax(void);
-#define cpu_relax()	sim_relax()
-#else
+/*
+ * The native definitions of this file, delay.h, tsc.h and sched.h stand
+ * behind #ifndef, as the kernel's asm-generic ones do: a build that
+ * defines its own first (the simulator's, force-included: lib/sim/arch.h)
+ * replaces them.
+ */
+#ifndef cpu_relax
 static __thread unsigned int cpu_relax_spins;
 static __thread long cpu_relax_tick;
 

@@ -11,38 +11,32 @@
 
 #include "tsc.h"
 
+#ifndef rdtsc
 static inline uint64_t rdtsc(void)
 {
-#if defined(KSCALE_SIM)
-	return sim_rdtsc();
-#elif defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
 #else
 	return rdtsc_ordered();
 #endif
 }
-
-#ifdef KSCALE_SIM
-extern struct sim_cpu *sim_cpu_running;
-void sim_delay(uint64_t ns);
 #endif
 
-static inline void ndelay(unsigned long ns)
+/* The spin itself, as the kernel's delay_tsc(). */
+static inline void delay_tsc(unsigned long ns)
 {
-	uint64_t end;
+	uint64_t end = rdtsc() + (uint64_t)(ns * tsc_per_ns);
 
-	if (!ns)
-		return;
-#ifdef KSCALE_SIM
-	/* lib/sim: the running CPU's clock moves on, scaled */
-	if (sim_cpu_running) {
-		sim_delay(ns);
-		return;
-	}
-#endif
-	end = rdtsc() + (uint64_t)(ns * tsc_per_ns);
 	while (rdtsc() < end)
 		barrier();
 }
+
+#ifndef ndelay
+static inline void ndelay(unsigned long ns)
+{
+	if (ns)
+		delay_tsc(ns);
+}
+#endif
 
 #endif

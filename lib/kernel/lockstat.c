@@ -276,7 +276,7 @@ void lock_acquired(struct lockstat_held *h)
 #ifdef KSCALE_TORTURE
 	if (h >= torture_held && h < torture_held + LOCKSTAT_MAX_HELD) {
 		torture_nr_held--;
-		torture_lock_acquired(h->start);
+		torture_hooks->lock_acquired(h->start);
 		return;
 	}
 #endif

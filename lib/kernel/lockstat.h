@@ -100,7 +100,6 @@ struct lockstat_acc {
 struct lockstat_state {
 	bool enabled;			/* --profile */
 	bool window;			/* instances visited are marked */
-	bool torture;			/* kscale torture: torture.h */
 } ____cacheline_aligned;
 
 extern struct lockstat_state lockstat;
@@ -122,7 +121,7 @@ void lock_visit(const void *addr);
  * 2 CPUs went from 1.74x to 1.45-1.52x (commit bf499f4).
  */
 #ifdef KSCALE_TORTURE
-#define lockstat_hooked()	(lockstat.enabled || lockstat.torture)
+#define lockstat_hooked()	(lockstat.enabled || torture_hooks)
 #else
 #define lockstat_hooked()	lockstat.enabled
 #endif
@@ -151,8 +150,8 @@ static inline void lockstat_trylock(const void *lock, bool read, bool taken)
 	if (unlikely(lockstat.enabled) && taken)
 		lock_acquired_try(lock, read);
 #ifdef KSCALE_TORTURE
-	else if (unlikely(lockstat.torture) && taken)
-		torture_lock_acquired(0);
+	else if (unlikely(torture_hooks) && taken)
+		torture_hooks->lock_acquired(0);
 #endif
 }
 
@@ -162,8 +161,8 @@ static inline void lockstat_release(const void *lock)
 	if (unlikely(lockstat.enabled))
 		lock_release(lock);
 #ifdef KSCALE_TORTURE
-	else if (unlikely(lockstat.torture))
-		torture_lock_release();
+	else if (unlikely(torture_hooks))
+		torture_hooks->lock_release();
 #endif
 }
 
@@ -175,8 +174,8 @@ static inline void lockstat_release(const void *lock)
 static inline void lockstat_released(void)
 {
 #ifdef KSCALE_TORTURE
-	if (unlikely(lockstat.torture))
-		torture_lock_released();
+	if (unlikely(torture_hooks))
+		torture_hooks->lock_released();
 #endif
 }
 
@@ -192,8 +191,8 @@ static inline void lockstat_released(void)
 static inline void lockstat_sleep_window(void)
 {
 #ifdef KSCALE_TORTURE
-	if (unlikely(lockstat.torture))
-		torture_sleep_window();
+	if (unlikely(torture_hooks))
+		torture_hooks->sleep_window();
 #endif
 }
 

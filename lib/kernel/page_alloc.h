@@ -52,6 +52,27 @@ struct page {
  * The host may sleep here: never with preemption disabled.
  */
 void page_alloc_fresh(int node, struct list_head *list);
+/*
+ * A zone run dry (each kernel's struct zone: models/shmem_fault/mm_*.c)
+ * grows by page_alloc_fresh()'s pages, the memory it had from boot: onto
+ * its free_list under its lock, its counter field nr_free counting them.
+ * A macro, for the lock is of the model's type, taken with its own
+ * spin_lock_irqsave().
+ */
+#define page_alloc_grow(zone, nr_free) do {				\
+	struct list_head __fresh = LIST_HEAD_INIT(__fresh);		\
+	struct page *__page, *__next;					\
+	unsigned long __flags = 0;					\
+									\
+	page_alloc_fresh((zone)->node, &__fresh);			\
+	spin_lock_irqsave(&(zone)->lock, __flags);			\
+	list_for_each_entry_safe(__page, __next, &__fresh, lru) {	\
+		list_add(&__page->lru, &(zone)->free_list);		\
+		WRITE_ONCE((zone)->nr_free, (zone)->nr_free + 1);	\
+	}								\
+	spin_unlock_irqrestore(&(zone)->lock, __flags);			\
+} while (0)
+
 /* page_alloc_fresh()'s calls so far, every thread's. */
 unsigned long page_alloc_fresh_calls(void);
 /*

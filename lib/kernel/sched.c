@@ -13,18 +13,7 @@
 #include "percpu.h"
 #include "sched.h"
 
-__thread struct task_struct current_task = {
-	.state = TASK_RUNNING,
-	.on_cpu = 1,
-	.cpu = -1,
-};
-__thread int __preempt_count;
-__thread int cpu_relax_yielding;
-uint64_t sched_slice_ns;
-bool sched_preempt_full;
 bool sched_fifo;
-bool sched_wake_poll;
-uint64_t sched_wake_poll_ns;
 
 static struct rq __percpu *runqueues;
 
@@ -457,32 +446,24 @@ int sched_task_start(int cpu)
 		ret = sched_tick_start(cpu_rq(cpu));
 	if (ret)
 		return ret;
-	sched_task_init(cpu);
+	kscale_set_cpu(cpu);
+	sched_task_init(cpu_rq(cpu));
 	activate_task(p->rq);
 	if (sched_fifo)
 		set_prio(SCHED_FIFO, SCHED_PRIO_TASK);
 	return 0;
 }
 
-void sched_task_run(void)
+/* Off its rq for good: back to the host's class. */
+static void task_left(struct task_struct *p)
 {
-	switched_in(current);
-}
-
-void sched_task_exit(void)
-{
-	struct task_struct *p = current;
-
-	if (!p->rq)
-		return;
-	switched_out(p);
-	deactivate_task(p->rq);
-	p->rq = NULL;
 	/* an optimistic spinner may be reading it, as in switched_out() */
 	WRITE_ONCE(p->on_cpu, 1);
 	if (sched_fifo)
 		set_prio(SCHED_OTHER, 0);
 }
+
+#include "sched_task.h"
 
 /* The task is queued on the new CPU until the one running there yields. */
 int sched_migrate_task(int cpu)

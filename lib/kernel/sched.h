@@ -89,13 +89,10 @@ extern bool sched_fifo;
 extern bool sched_wake_poll;
 extern uint64_t sched_wake_poll_ns;
 
-#ifdef KSCALE_SIM
-/* lib/sim/sched.c: the running simulated task's, or the host thread's */
-struct task_struct *sim_current(void);
-#define current			(sim_current())
-#else
-#define current			(&current_task)
+#ifndef get_current
+#define get_current()		(&current_task)
 #endif
+#define current			get_current()
 
 static inline bool need_resched(void)
 {
@@ -129,7 +126,16 @@ static inline int preempt_count(void)
 	return __preempt_count;
 }
 
-void preempt_schedule(void);
+/*
+ * Each implementation's switch at a preemption point: p to the back of
+ * its CPU's queue, still runnable.  The preemption points below are it.
+ */
+void preempt_switch(struct task_struct *p);
+
+static inline void preempt_schedule(void)
+{
+	preempt_switch(current);
+}
 
 /*
  * Where the host may sleep (malloc, a first touch, a syscall): a task with
@@ -194,8 +200,16 @@ void schedule(void);
 /* Sleep until woken or ns have passed (model I/O, a timer). */
 void schedule_timeout_ns(uint64_t ns);
 int wake_up_process(struct task_struct *p);
-void yield(void);
-void __cond_resched(void);
+
+static inline void yield(void)
+{
+	preempt_switch(current);
+}
+
+static inline void __cond_resched(void)
+{
+	preempt_switch(current);
+}
 
 /* should_resched(0): never inside a spinlock or get_cpu_var(). */
 static inline void cond_resched(void)
@@ -230,16 +244,11 @@ void sched_bug(const char *what) __attribute__((noreturn));
 /* BUG if preemption is disabled: never switch a task out there. */
 void schedule_debug(void);
 /*
- * sched_task_start()'s part both implementations share: current set up
- * as cpu's task (its rq, counts, preempt_count), not yet runnable.
+ * sched_task_start()'s part both implementations share, after
+ * kscale_set_cpu(): current set up as rq's CPU's task (its rq, counts,
+ * preempt_count), not yet runnable.
  */
-void sched_task_init(int cpu);
-/*
- * Each implementation's switch at a preemption point: p to the back of
- * its CPU's queue, still runnable (preempt_schedule(), cond_resched(),
- * yield()).
- */
-void preempt_switch(struct task_struct *p);
+void sched_task_init(struct rq *rq);
 
 /* The default slice: sysctl_sched_min_granularity scaled for nr_cpus. */
 uint64_t sched_default_slice_ns(int nr_cpus);

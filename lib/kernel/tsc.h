@@ -20,16 +20,10 @@ extern double tsc_per_ns;
 /* 0, or -1 with the reason in err. */
 int tsc_calibrate(char *err, size_t len);
 
-#ifdef KSCALE_SIM
-/* lib/sim: the running CPU's virtual clock in cycles, or the host's. */
-uint64_t sim_rdtsc(void);
-#endif
-
+#ifndef rdtsc_ordered
 static inline uint64_t rdtsc_ordered(void)
 {
-#if defined(KSCALE_SIM)
-	return sim_rdtsc();
-#elif defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__)
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
@@ -41,6 +35,7 @@ static inline uint64_t rdtsc_ordered(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 #endif
 }
+#endif
 
 static inline double cycles_to_ns(uint64_t cycles)
 {

@@ -28,7 +28,6 @@ void sim_access(const volatile void *p, size_t size, int kind);
 void *sim_memcpy(void *dst, const void *src, size_t n);
 void *sim_memset(void *dst, int c, size_t n);
 int sim_clock_gettime(clockid_t clock, struct timespec *ts);
-uint64_t sim_rdtsc(void);
 
 #define __thread	__attribute__((section("kscale_tls")))
 
@@ -68,5 +67,8 @@ uint64_t sim_rdtsc(void);
 
 /* The model's clocks are the running CPU's virtual clock. */
 #define clock_gettime(c, ts)	sim_clock_gettime((c), (ts))
+
+/* And lib/kernel's platform: its counter, delays, spins and current. */
+#include "arch.h"
 
 #endif

@@ -10,6 +10,9 @@
 
 #include "machine.h"
 
+/* the engine's own clear is not the model's work (instrument.h) */
+#undef memset
+
 struct key {
 	const char *name;
 	size_t off;

@@ -23,27 +23,9 @@
 #include "../kernel/sched.h"
 #include "sim.h"
 
-__thread struct task_struct current_task = {
-	.state = TASK_RUNNING,
-	.on_cpu = 1,
-	.cpu = -1,
-};
-__thread int __preempt_count;
-__thread int cpu_relax_yielding;
-uint64_t sched_slice_ns;
-bool sched_preempt_full;
 bool sched_fifo = true;		/* the guarantee holds: nothing else runs */
-bool sched_wake_poll;
-uint64_t sched_wake_poll_ns;
 
 static struct rq __percpu *runqueues;
-
-struct task_struct *sim_current(void)
-{
-	struct sim_task *t = sim_task_current();
-
-	return t ? sim_task_struct(t) : &current_task;
-}
 
 struct rq *cpu_rq(int cpu)
 {
@@ -119,6 +101,11 @@ static void activate_task(struct rq *rq)
 		sched_write(&rq->need_resched, 1);
 }
 
+static void deactivate_task(struct rq *rq)
+{
+	rq->nr_running--;
+}
+
 void preempt_switch(struct task_struct *p)
 {
 	schedule_debug();
@@ -139,7 +126,7 @@ static bool try_to_sleep(struct task_struct *p)
 	p->nvcsw++;
 	switched_out(p);
 	if (p->rq)
-		p->rq->nr_running--;
+		deactivate_task(p->rq);
 	return true;
 }
 
@@ -199,27 +186,19 @@ int sched_task_start(int cpu)
 
 	if (!sim_task_current() || sim_task_cpu(sim_task_current()) != cpu)
 		return -EINVAL;
-	sched_task_init(cpu);
+	kscale_set_cpu(cpu);
+	sched_task_init(cpu_rq(cpu));
 	activate_task(p->rq);
 	return 0;
 }
 
-void sched_task_run(void)
+/* Off its rq for good: a spinner may still read on_cpu. */
+static void task_left(struct task_struct *p)
 {
-	switched_in(current);
-}
-
-void sched_task_exit(void)
-{
-	struct task_struct *p = current;
-
-	if (!p->rq)
-		return;
-	switched_out(p);
-	p->rq->nr_running--;
-	p->rq = NULL;
 	sched_write(&p->on_cpu, 1);
 }
+
+#include "../kernel/sched_task.h"
 
 int sched_migrate_task(int cpu)
 {
@@ -236,7 +215,7 @@ int sched_migrate_task(int cpu)
 		return 0;
 	}
 	switched_out(p);
-	p->rq->nr_running--;
+	deactivate_task(p->rq);
 	p->rq = cpu_rq(cpu);
 	p->cpu = cpu;
 	activate_task(p->rq);

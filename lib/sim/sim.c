@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "../kernel/sched.h"
-#include "../kernel/tsc.h"
 #include "sim.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -828,6 +827,14 @@ uint64_t sim_task_cputime(const struct sim_task *t)
 /* The virtual clocks start here, so no jiffies comparison meets 0. */
 #define SIM_EPOCH_NS	1000000000ull
 
+/* The running CPU's clock read, at the cost of a read (this machine's). */
+static uint64_t clock_read(double cost_ns)
+{
+	host_work(cost_ns);
+	sim_cpu_running->read_clock = true;
+	return sim_cpu_running->clock / PS + SIM_EPOCH_NS;
+}
+
 int sim_clock_gettime(clockid_t clock, struct timespec *ts)
 {
 	uint64_t ns;
@@ -837,22 +844,15 @@ int sim_clock_gettime(clockid_t clock, struct timespec *ts)
 				 clock != CLOCK_MONOTONIC_COARSE &&
 				 clock != CLOCK_BOOTTIME))
 		return (clock_gettime)(clock, ts);
-	host_work(sim.m.clock_ns);
-	sim_cpu_running->read_clock = true;
-	ns = sim_cpu_running->clock / PS + SIM_EPOCH_NS;
+	ns = clock_read(sim.m.clock_ns);
 	ts->tv_sec = ns / 1000000000u;
 	ts->tv_nsec = ns % 1000000000u;
 	return 0;
 }
 
-uint64_t sim_rdtsc(void)
+uint64_t sim_tsc_ns(void)
 {
-	if (!sim_cpu_running)
-		return __builtin_ia32_rdtsc();
-	host_work(sim.m.rdtsc_ns);
-	sim_cpu_running->read_clock = true;
-	return (uint64_t)((sim_cpu_running->clock / PS + SIM_EPOCH_NS) *
-			  tsc_per_ns);
+	return clock_read(sim.m.rdtsc_ns);
 }
 
 int sim_task_cpu(const struct sim_task *t)

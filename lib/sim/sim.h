@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "machine.h"
 
 enum sim_access_kind {
@@ -35,12 +36,6 @@ enum sim_access_kind {
 	SIM_WRITE,
 	SIM_RMW,
 };
-
-struct sim_task;
-struct task_struct;
-
-/* The running CPU and task; NULL on the host (outside sim_run()). */
-extern struct sim_cpu *sim_cpu_running;
 
 /* Before anything else; m is copied.  The seed orders ties and start-up. */
 int sim_init(const struct sim_machine *m, uint64_t seed, char *err,
@@ -61,10 +56,6 @@ int sim_nr_tasks(void);
 uint64_t sim_now(void);
 /* An access to size bytes at p by the running CPU; none on the host. */
 void sim_access(const volatile void *p, size_t size, int kind);
-/* Calibrated work of ns (this machine's), scaled for the machine. */
-void sim_delay(uint64_t ns);
-/* cpu_relax(): park until a line read since the last one is written. */
-void sim_relax(void);
 /* A write from the host (a stop flag): spinners on its line look again. */
 void sim_host_write(const volatile void *p);
 /*
@@ -86,9 +77,7 @@ struct sim_stats {
 };
 void sim_get_stats(struct sim_stats *s);
 
-/* For the scheduler (lib/sim/sched.c) */
-struct sim_task *sim_task_current(void);
-struct task_struct *sim_task_struct(struct sim_task *t);
+/* For the scheduler (lib/sim/sched.c), with arch.h's */
 struct sim_task *sim_task_of(struct task_struct *p);
 /* Virtual ns t has run on a CPU. */
 uint64_t sim_task_cputime(const struct sim_task *t);

@@ -209,17 +209,7 @@ void mm_2_6_7_pcp_sizes(int *batch, int *low, int *high)
 /* The memory the zone had from boot, a chunk at a time. */
 static void zone_grow(struct zone *zone)
 {
-	struct list_head fresh = LIST_HEAD_INIT(fresh);
-	struct page *page, *next;
-	unsigned long flags = 0;
-
-	page_alloc_fresh(zone->node, &fresh);
-	spin_lock_irqsave(&zone->lock, flags);
-	list_for_each_entry_safe(page, next, &fresh, lru) {
-		list_add(&page->lru, &zone->free_list);
-		WRITE_ONCE(zone->free_pages, zone->free_pages + 1);
-	}
-	spin_unlock_irqrestore(&zone->lock, flags);
+	page_alloc_grow(zone, free_pages);
 }
 
 void mm_2_6_7_reserve(int node, unsigned long pages)

@@ -239,17 +239,7 @@ static void pcp_spin_unlock(struct per_cpu_pages *pcp)
 /* The memory the zone had from boot, a chunk at a time. */
 static void zone_grow(struct zone *zone)
 {
-	struct list_head fresh = LIST_HEAD_INIT(fresh);
-	struct page *page, *next;
-	unsigned long flags = 0;
-
-	page_alloc_fresh(zone->node, &fresh);
-	spin_lock_irqsave(&zone->lock, flags);
-	list_for_each_entry_safe(page, next, &fresh, lru) {
-		list_add(&page->lru, &zone->free_list);
-		WRITE_ONCE(zone->nr_free, zone->nr_free + 1);
-	}
-	spin_unlock_irqrestore(&zone->lock, flags);
+	page_alloc_grow(zone, nr_free);
 }
 
 void mm_upstream_reserve(int node, unsigned long pages)

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The simulator's definitions of what lib/kernel leaves to its platform,
+ * as an arch's asm/ headers replace asm-generic's: included by
+ * instrument.h, force-included before any of lib/kernel's headers, whose
+ * native definitions stand behind #ifndef (compiler.h).  So lib/kernel
+ * names nothing of lib/sim, and its code calls the engine (sim.c) only
+ * through these.
+ *
+ * On the host (outside sim_run(): sim_cpu_running NULL) each is the
+ * host's: the counter, the spin, no parking, the host thread's task.
+ */
+#ifndef KSCALE_SIM_ARCH_H
+#define KSCALE_SIM_ARCH_H
+
+#include <stdint.h>
+
+struct sim_cpu;
+struct sim_task;
+struct task_struct;
+
+/* The running CPU; NULL on the host (outside sim_run()). */
+extern struct sim_cpu *sim_cpu_running;
+/* Calibrated work of ns (this machine's), scaled for the machine. */
+void sim_delay(uint64_t ns);
+/* cpu_relax(): park until a line read since the last one is written. */
+void sim_relax(void);
+/* The running CPU's clock as its counter reads it (a read's cost paid). */
+uint64_t sim_tsc_ns(void);
+struct sim_task *sim_task_current(void);
+struct task_struct *sim_task_struct(struct sim_task *t);
+
+extern double tsc_per_ns;			/* lib/kernel/tsc.c */
+extern __thread struct task_struct current_task; /* lib/kernel/sched_common.c */
+
+/* compiler.h: the CPU parks until a line it spun on is written. */
+#define cpu_relax()	sim_relax()
+
+/* tsc.h, delay.h: the running CPU's virtual clock in cycles. */
+static inline uint64_t sim_rdtsc(void)
+{
+	if (!sim_cpu_running)
+		return __builtin_ia32_rdtsc();
+	return (uint64_t)(sim_tsc_ns() * tsc_per_ns);
+}
+
+#define rdtsc_ordered()	sim_rdtsc()
+#define rdtsc()		sim_rdtsc()
+
+/* delay.h: the running CPU's clock moves on, scaled; the host spins. */
+#define ndelay(ns) do {							\
+	unsigned long __ns = (ns);					\
+									\
+	if (__ns && sim_cpu_running)					\
+		sim_delay(__ns);					\
+	else if (__ns)							\
+		delay_tsc(__ns);					\
+} while (0)
+
+/* sched.h: the running simulated task's, or the host thread's. */
+static inline struct task_struct *sim_current(void)
+{
+	struct sim_task *t = sim_task_current();
+
+	return t ? sim_task_struct(t) : &current_task;
+}
+
+#define get_current()	sim_current()
+
+#endif
