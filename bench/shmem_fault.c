@@ -10,74 +10,22 @@
  * --fault-work-ns the rest of a real fault as uncontended work.  `real`
  * and `real_private` make the running kernel do it: mmap(MAP_SHARED) of
  * /dev/zero, or MAP_PRIVATE, a write per page, munmap (MADV_REMOVE /
- * MADV_DONTNEED on a shared object's range).
+ * MADV_DONTNEED on a shared object's range): these host rows and
+ * --fault-work-ns=auto are in shmem_fault_host.c.
  * Operations are successful faults; a failed one (SIGBUS in the kernel)
  * ends the pass and is counted in sigbus_faults.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include "../lib/harness/calibrate.h"
-#include "../lib/harness/kscale.h"
-#include "../lib/harness/options.h"
-#include "../lib/kernel/percpu.h"
 #include "../lib/kernel/tsc.h"
 #include "../lib/sys/meminfo.h"
-#include "../models/shmem_fault/shmem_fault.h"
+#include "shmem_fault.h"
 
 #define MAX_PAGES	(1L << 24)
-#define CALIBRATION_PAGES	4096
-
-struct fault_run;
-
-/* The step vector (variant.h): the model's, or a host row's. */
-struct fault_kind {
-	void (*pass_begin)(struct kscale_thread *t);
-	int (*touch)(struct kscale_thread *t, unsigned long idx);
-	void (*pass_end)(struct kscale_thread *t);
-	bool private;		/* MAP_PRIVATE: anonymous memory */
-};
-
-struct fault_run {
-	const struct fault_kind *kind;
-	const struct shmem_fault_ops *ops;	/* model variants */
-	unsigned long pages;
-	unsigned long size_limit;
-	unsigned long fault_work_ns;	/* half before the shmem path, half after */
-	bool shared;
-	struct file *shared_file;
-	char *shared_map;
-	unsigned long fresh_calls;	/* page_alloc_fresh()'s, after set-up */
-};
-
-/*
- * Written on every fault by its thread only: each on its own pair of
- * lines (the adjacent-line prefetcher's 128 bytes), as SMP_CACHE_BYTES
- * keeps the kernel's per-task state apart.
- */
-#define FAULT_THREAD_ALIGN	(2 * SMP_CACHE_BYTES)
-
-struct fault_thread {
-	struct file *file;
-	char *map;			/* real: the mapping's first page */
-	unsigned long next, end;	/* pages of this pass: [next, end) */
-	unsigned long start;
-	unsigned long sigbus;
-	struct lock_class_stats stat_lock;
-} __attribute__((aligned(FAULT_THREAD_ALIGN)));
-
-_Static_assert(sizeof(struct fault_thread) % FAULT_THREAD_ALIGN == 0 &&
-	       _Alignof(struct fault_thread) == FAULT_THREAD_ALIGN &&
-	       _Alignof(struct kscale_thread) % FAULT_THREAD_ALIGN == 0,
-	       "struct fault_thread shares a prefetch pair");
-
-static int devzero = -1;
-static unsigned long fault_work_auto_ns;
 
 /* --page-size: the modelled machine's page, 4k or ia64's 16k. */
 static int page_shift_of(const char *v)
@@ -87,16 +35,6 @@ static int page_shift_of(const char *v)
 	if (!strcmp(v, "16k"))
 		return 14;
 	return -1;
-}
-
-static void range_of(struct kscale_thread *t)
-{
-	struct fault_run *fr = t->run->priv;
-	struct fault_thread *ft = t->priv;
-
-	ft->start = fr->shared ? t->id * fr->pages : 0;
-	ft->next = ft->start;
-	ft->end = ft->start + fr->pages;
 }
 
 static void model_pass_begin(struct kscale_thread *t)
@@ -131,63 +69,8 @@ static void model_pass_end(struct kscale_thread *t)
 		fr->ops->fput(ft->file);
 }
 
-static void real_pass_begin(struct kscale_thread *t)
-{
-	struct fault_run *fr = t->run->priv;
-	struct fault_thread *ft = t->priv;
-	size_t len = fr->pages * PAGE_SIZE;
-
-	range_of(t);
-	if (fr->shared) {
-		ft->map = fr->shared_map;
-		return;
-	}
-	ft->map = fr->kind->private ?
-		mmap(NULL, len, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
-		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, devzero, 0);
-	if (ft->map == MAP_FAILED) {
-		kscale_fail(t->run, "mmap of %zu bytes: %s", len,
-			    strerror(errno));
-		ft->map = NULL;
-		ft->next = ft->end;
-	}
-}
-
-static int real_touch(struct kscale_thread *t, unsigned long idx)
-{
-	struct fault_thread *ft = t->priv;
-
-	((volatile char *)ft->map)[idx * PAGE_SIZE] = 1;
-	return 0;
-}
-
-static void real_pass_end(struct kscale_thread *t)
-{
-	struct fault_run *fr = t->run->priv;
-	struct fault_thread *ft = t->priv;
-	char *start = ft->map + ft->start * PAGE_SIZE;
-	size_t len = fr->pages * PAGE_SIZE;
-
-	if (!ft->map)
-		return;
-	if (!fr->shared)
-		munmap(ft->map, len);
-	else if (madvise(start, len,
-			 fr->kind->private ? MADV_DONTNEED : MADV_REMOVE))
-		kscale_fail(t->run, "madvise: %s", strerror(errno));
-}
-
 static const struct fault_kind model_kind = {
 	model_pass_begin, model_touch, model_pass_end,
-};
-
-static const struct fault_kind real_kind = {
-	real_pass_begin, real_touch, real_pass_end,
-};
-
-static const struct fault_kind real_private_kind = {
-	real_pass_begin, real_touch, real_pass_end, .private = true,
 };
 
 static void fault_loop(struct kscale_thread *t)
@@ -354,77 +237,6 @@ static int fault_teardown(struct kscale_run *run)
 	fault_counters(run, fr, fr->ops && check_books(run, fr));
 	free(fr);
 	return run->failed ? -1 : 0;
-}
-
-/*
- * Calibration: --fault-work-ns=auto.  One pass of the real fault loop:
- * map, touch every page, unmap.
- */
-static long real_fault_round(struct kscale_round *r)
-{
-	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
-	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 devzero, 0);
-	long i;
-
-	if (map == MAP_FAILED)
-		return -1;
-	for (i = 0; i < CALIBRATION_PAGES; i++)
-		((volatile char *)map)[i * PAGE_SIZE] = 1;
-	return munmap(map, len) ? -1 : CALIBRATION_PAGES;
-}
-
-/* The same pass through the upstream model's shmem path. */
-static long model_fault_round(struct kscale_round *r)
-{
-	long ret = shmem_fault_pass(r->arg, CALIBRATION_PAGES);
-
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return ret;
-}
-
-/*
- * --fault-work-ns=auto: what a real shared /dev/zero fault costs beyond
- * today's shmem path, i.e. the trap, page-table walk, PTE installation,
- * memcg charge and the rest the models leave out.
- */
-static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
-{
-	double real_ns, model_ns;
-
-	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
-	shmem_fault_upstream.shm_mount(0);
-	if (kscale_calibrate_less(real_fault_round, NULL, model_fault_round,
-				  (void *)&shmem_fault_upstream, ns, &real_ns,
-				  &model_ns, err, len))
-		return -1;
-	kscale_add_context("real_fault_ns", "%.0f", real_ns);
-	kscale_add_context("model_fault_ns", "%.0f", model_ns);
-	return 0;
-}
-
-static int shmem_fault_init(const struct kscale_options *o, char *err,
-			    size_t len)
-{
-	devzero = open("/dev/zero", O_RDWR);
-	if (devzero < 0) {
-		snprintf(err, len, "/dev/zero: %s", strerror(errno));
-		return -1;
-	}
-	/* a pinned 0.3 s of faulting: only for the runs that take auto */
-	if (kscale_knob_has_value(o, "fault_work_ns", "auto")) {
-		if (kscale_auto("shmem_fault.fault_work_ns", NULL,
-				&fault_work_auto_ns, measure_fault_work, NULL,
-				err, len))
-			return -1;
-	}
-	kscale_add_context("not_modelled", "TLB, PTE installation, the "
-			   "fault's page references, memcg, swap: only their "
-			   "time, with --fault-work-ns, uncontended");
-	return 0;
 }
 
 static int check_page_size(const char *v, char *err, size_t len)
