@@ -15,15 +15,15 @@
  * job (lib/harness/fio.h), on tmpfs and on a fresh XFS
  * (lib/harness/xfs_loop.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/harness/calibrate.h"
 #include "../lib/harness/options.h"
+#include "../lib/harness/tmpfs.h"
+#include "../lib/harness/xfs_loop.h"
 #include "../lib/kernel/lockstat.h"
 #include "rwsem.h"
 
@@ -40,9 +40,9 @@ struct fio_kind {
 	bool on_xfs;			/* ... on XFS rather than tmpfs */
 };
 
-struct tmpfs_dirs fio_dir;
-struct xfs_loop xfs;
-char xfs_why[256];
+static struct tmpfs_dirs fio_dir;
+static struct xfs_loop xfs;
+static char xfs_why[256];		/* why there is no XFS, or "" */
 static unsigned long map_auto_ns;
 
 /*
@@ -132,49 +132,6 @@ static int fio_thread_init(struct kscale_thread *t)
 	return 0;
 }
 
-/* A size with its k/m/g suffix; SIZE_MAX where it overflows (refused). */
-static size_t parse_size(const char *v)
-{
-	unsigned int shift;
-	char *end;
-	size_t n;
-
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	default:
-		shift = 0;
-		break;
-	}
-	if (errno || n > SIZE_MAX >> shift)
-		return SIZE_MAX;
-	return n << shift;
-}
-
-int fio_file(struct kscale_run *run, struct fio_run *fr,
-		    struct fio_job *job, const char *dir)
-{
-	struct stat st;
-	char err[300];
-
-	snprintf(job->filename, sizeof(job->filename), "%s/fio.%zu", dir,
-		 fr->file.size);
-	if (!stat(job->filename, &st) && (size_t)st.st_size == fr->file.size)
-		return 0;
-	if (fio_layout(job->filename, fr->file.size, err, sizeof(err)))
-		return kscale_fail(run, "%s", err);
-	return 0;
-}
-
 static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 			  bool on_xfs)
 {
@@ -185,11 +142,10 @@ static int fio_real_start(struct kscale_run *run, struct fio_run *fr,
 		.rwmixread = fr->rwmixread,
 	};
 
-	if (fio_file(run, fr, &job, on_xfs ? xfs.dir : fio_dir.path[0]))
+	if (fio_file(run, &job, on_xfs ? xfs.dir : fio_dir.path[0]))
 		return -1;
 	return fio_start(run, &job, &fr->fio);
 }
-
 
 static int fio_setup(struct kscale_run *run)
 {
@@ -208,8 +164,8 @@ static int fio_setup(struct kscale_run *run)
 	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
 	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
 					       0;
-	f->bs = parse_size(kscale_knob(run, "bs"));
-	f->size = parse_size(kscale_knob(run, "size")) / f->bs * f->bs;
+	f->bs = kscale_parse_size(kscale_knob(run, "bs"));
+	f->size = kscale_parse_size(kscale_knob(run, "size")) / f->bs * f->bs;
 	fr->rwmixread = !strcmp(rw, "randwrite") ? 0 :
 			!strcmp(rw, "randread") ? 100 :
 			(unsigned int)kscale_knob_long(run, "rwmixread");
@@ -232,97 +188,8 @@ static int fio_setup(struct kscale_run *run)
 	}
 	xfs_inode_init_locks(f->ip, f->ops);
 	lockstat_register_inode(f, fr->v);
-	return set_io_path(run, fr);
-}
-
-/* A share of the run's CPU time, as perf -C over its CPUs counts it. */
-static double pct_of_cpu_time(struct kscale_run *run, uint64_t cycles)
-{
-	return 100 * cycles_to_ns(cycles) /
-	       (run->elapsed * 1e9 * kscale_nr_distinct_cpus(run));
-}
-
-/* children and self of one function, under the real profile's names */
-static void set_profile(struct kscale_run *run, const char *children,
-			const char *self, uint64_t all, uint64_t callees)
-{
-	kscale_set_counter(run, children, pct_of_cpu_time(run, all));
-	kscale_set_counter(run, self, pct_of_cpu_time(run, all - callees));
-}
-
-/*
- * Each reason's count per I/O (rwsem_profile.h): sleeps_<reason>_per_io,
- * queued_<reason>_per_io.  The harness keeps a counter's name, not a copy.
- */
-static char reason_counter[RWSEM_SLEEP_NR + RWSEM_QUEUE_NR][64];
-
-static void set_reasons(struct kscale_run *run, char (*counter)[64],
-			const char *what, const char *const *names,
-			const unsigned long *n, int nr, double ios)
-{
-	int i;
-
-	for (i = 0; i < nr; i++) {
-		snprintf(counter[i], sizeof(counter[i]), "%s_%s_per_io", what,
-			 names[i]);
-		kscale_set_counter(run, counter[i], ios ? n[i] / ios : 0);
-	}
-}
-
-static void model_counters(struct kscale_run *run, struct fio_run *fr)
-{
-	struct rwsem_profile sum = { 0 };
-	double reads = 0, writes = 0, switches = 0;
-	double iops = kscale_counter(run, "ops_per_sec");
-	double read_share, mb = (double)fr->file.bs / (1 << 20);
-	int i, j;
-
-	for (i = 0; i < run->nr_threads; i++) {
-		struct fio_thread *ft = run->threads[i].priv;
-
-		reads += ft->reads;
-		writes += ft->writes;
-		switches += ft->nvcsw + ft->nivcsw;
-		sum.write_failed += ft->profile.write_failed;
-		sum.write_failed_callees += ft->profile.write_failed_callees;
-		sum.read_failed += ft->profile.read_failed;
-		sum.read_failed_callees += ft->profile.read_failed_callees;
-		sum.spin_on_owner += ft->profile.spin_on_owner;
-		sum.osq += ft->profile.osq;
-		sum.spin_acquired += ft->profile.spin_acquired;
-		sum.spin_abandoned += ft->profile.spin_abandoned;
-		for (j = 0; j < RWSEM_SLEEP_NR; j++)
-			sum.slept[j] += ft->profile.slept[j];
-		for (j = 0; j < RWSEM_QUEUE_NR; j++)
-			sum.queued[j] += ft->profile.queued[j];
-	}
-	read_share = reads + writes ? reads / (reads + writes) : 0;
-	kscale_set_counter(run, "iops", iops);
-	kscale_set_counter(run, "read_MBps", iops * read_share * mb);
-	kscale_set_counter(run, "write_MBps", iops * (1 - read_share) * mb);
-	kscale_set_counter(run, "total_MBps", iops * mb);
-	kscale_set_counter(run, "switches_per_io",
-			   reads + writes ? switches / (reads + writes) : 0);
-	if (!fr->v)
-		return;
-	set_profile(run, "kernel_rwsem_down_write_slowpath_children_pct",
-		    "kernel_rwsem_down_write_slowpath_self_pct",
-		    sum.write_failed, sum.write_failed_callees);
-	set_profile(run, "kernel_rwsem_down_read_slowpath_children_pct",
-		    "kernel_rwsem_down_read_slowpath_self_pct",
-		    sum.read_failed, sum.read_failed_callees);
-	set_profile(run, "kernel_rwsem_spin_on_owner_children_pct",
-		    "kernel_rwsem_spin_on_owner_self_pct",
-		    sum.spin_on_owner, 0);
-	set_profile(run, "kernel_osq_lock_children_pct",
-		    "kernel_osq_lock_self_pct", sum.osq, 0);
-	kscale_set_counter(run, "spin_acquired", sum.spin_acquired);
-	kscale_set_counter(run, "spin_abandoned", sum.spin_abandoned);
-	set_reasons(run, reason_counter, "sleeps", rwsem_sleep_name,
-		    sum.slept, RWSEM_SLEEP_NR, reads + writes);
-	set_reasons(run, reason_counter + RWSEM_SLEEP_NR, "queued",
-		    rwsem_queue_name, sum.queued, RWSEM_QUEUE_NR,
-		    reads + writes);
+	return set_io_path(run, fr, xfs_why[0] ? fio_dir.path[0] : xfs.dir,
+			   xfs_why[0] ? "tmpfs" : "XFS");
 }
 
 /* Every lock released: each count back to 0, each wait list empty. */
@@ -351,7 +218,7 @@ static int fio_teardown(struct kscale_run *run)
 			check_rwsem(run, fr, &fr->file.ip->i_lock.mr_lock,
 				    "i_lock");
 		}
-		model_counters(run, fr);
+		fio_model_counters(run, fr);
 	}
 	for (i = 0; i < run->nr_threads; i++) {
 		struct fio_thread *ft = run->threads[i].priv;
@@ -364,7 +231,6 @@ static int fio_teardown(struct kscale_run *run)
 	free(fr);
 	return run->failed ? -1 : 0;
 }
-
 
 static int rwsem_init_model(const struct kscale_options *o, char *err,
 			    size_t len)
@@ -391,7 +257,7 @@ static int rwsem_init_model(const struct kscale_options *o, char *err,
 	if (!kscale_knob_has_value(o, "map_ns", "auto"))
 		return 0;
 	return kscale_auto("rwsem.map_ns", "lseek SEEK_DATA less SEEK_CUR on "
-			   "XFS", &map_auto_ns, measure_map_work, NULL, err,
+			   "XFS", &map_auto_ns, measure_map_work, xfs.dir, err,
 			   len);
 }
 
@@ -404,29 +270,14 @@ static int check_rw(const char *v, char *err, size_t len)
 	return -1;
 }
 
-static int check_size_value(const char *v, size_t min, size_t max,
-			    char *err, size_t len)
-{
-	size_t n = parse_size(v);
-	const char *p = v + strspn(v, "0123456789");
-
-	if (p == v || (*p && (strchr("kKmMgG", *p) == NULL || p[1])) ||
-	    n < min || n > max) {
-		snprintf(err, len, "expected a size from %zu to %zu bytes "
-			 "(e.g. 4k, 64m)", min, max);
-		return -1;
-	}
-	return 0;
-}
-
 static int check_bs(const char *v, char *err, size_t len)
 {
-	return check_size_value(v, 512, 1 << 24, err, len);
+	return kscale_check_size(v, 512, 1 << 24, err, len);
 }
 
 static int check_size(const char *v, char *err, size_t len)
 {
-	return check_size_value(v, 1 << 16, 1UL << 34, err, len);
+	return kscale_check_size(v, 1 << 16, 1UL << 34, err, len);
 }
 
 static int check_mix(const char *v, char *err, size_t len)

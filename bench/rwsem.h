@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The rwsem bench's two files: its workload (rwsem.c) and the
- * calibration of its `auto` knobs (rwsem_calibrate.c).
+ * The rwsem bench's files: its workload (rwsem.c), a model row's
+ * counters (rwsem_counters.c) and the calibration of its `auto` knobs
+ * (rwsem_calibrate.c).
  */
 #ifndef KSCALE_BENCH_RWSEM_H
 #define KSCALE_BENCH_RWSEM_H
@@ -12,8 +13,6 @@
 
 #include "../lib/harness/fio.h"
 #include "../lib/harness/kscale.h"
-#include "../lib/harness/tmpfs.h"
-#include "../lib/harness/xfs_loop.h"
 #include "../models/rwsem/rwsem.h"
 #include "../models/rwsem/xfs_dax.h"
 
@@ -56,18 +55,17 @@ static inline void fio_io(struct fio_run *fr, struct fio_thread *ft,
 		ft->reads++;
 }
 
-extern struct tmpfs_dirs fio_dir;
-extern struct xfs_loop xfs;
-extern char xfs_why[256];		/* why there is no XFS, or "" */
+/* rwsem_counters.c: a model row's counters, at its teardown. */
+void fio_model_counters(struct kscale_run *run, struct fio_run *fr);
 
-/* fio's file for this size in dir, laid out (and cached) the first time. */
-int fio_file(struct kscale_run *run, struct fio_run *fr, struct fio_job *job,
-	     const char *dir);
+/*
+ * rwsem_calibrate.c: --io-path-ns (auto or not) into fr and counters;
+ * auto runs fio on its file in dir, a file system named fs.
+ */
+int set_io_path(struct kscale_run *run, struct fio_run *fr, const char *dir,
+		const char *fs);
 
-/* rwsem_calibrate.c: --io-path-ns (auto or not) into fr and counters. */
-int set_io_path(struct kscale_run *run, struct fio_run *fr);
-
-/* rwsem_calibrate.c: --map-ns=auto, on xfs. */
+/* rwsem_calibrate.c: --map-ns=auto, on the XFS mounted at arg. */
 int measure_map_work(void *arg, double *ns, char *err, size_t len);
 
 #endif

@@ -94,15 +94,10 @@ static long fio_round(struct kscale_round *r)
 	return (long)t.ios;
 }
 
-static const char *reference_dir(void)
-{
-	return xfs_why[0] ? fio_dir.path[0] : xfs.dir;
-}
-
 /* What io_path_ns is measured with, for one file and work. */
 struct io_path_measure {
 	struct kscale_run *run;
-	struct fio_run *fr;
+	const char *dir;		/* of the reference file */
 	struct fio_job job;		/* on the reference file, made once */
 	struct calibration c;		/* the model's I/O with v4.6's rwsem */
 	double real_ns[2];		/* a fio job's I/O, 0 if not measured */
@@ -117,7 +112,7 @@ static int measure_io_path(void *arg, double *ns, char *err, size_t len)
 	double real, none, some, slope;
 
 	if (!m->job.filename[0] &&
-	    fio_file(m->run, m->fr, &m->job, reference_dir())) {
+	    fio_file(m->run, &m->job, m->dir)) {
 		snprintf(err, len, "%s", m->run->error);
 		return -1;
 	}
@@ -158,14 +153,15 @@ static bool same_calibration(const struct io_calibration *ic,
  * with v4.6's rwsem (uncontended, the versions differ by a few atomics).
  */
 static struct io_calibration *calibrate_io(struct kscale_run *run,
-					   struct fio_run *fr)
+					   struct fio_run *fr, const char *dir,
+					   const char *fs)
 {
 	struct io_calibration *ic = calibrations;
 	const struct xfs_dax_file *f = &fr->file;
 	struct fio_run own = *fr;
 	struct io_path_measure m = {
 		.run = run,
-		.fr = fr,
+		.dir = dir,
 		.job = { .bs = f->bs, .size = f->size },
 		.c = { .size = f->size, .rng = 1, .model = &own },
 	};
@@ -202,8 +198,8 @@ static struct io_calibration *calibrate_io(struct kscale_run *run,
 		}
 		if (m.real_ns[w])
 			fprintf(stderr, "rwsem: %s: %lu (a fio job on %s: "
-				"%.0f ns)\n", name, ic->io_path_ns[w],
-				xfs_why[0] ? "tmpfs" : "XFS", m.real_ns[w]);
+				"%.0f ns)\n", name, ic->io_path_ns[w], fs,
+				m.real_ns[w]);
 		else
 			fprintf(stderr, "rwsem: %s: %lu (from --calibration)"
 				"\n", name, ic->io_path_ns[w]);
@@ -220,13 +216,14 @@ out:
 	return run->failed ? NULL : ic;
 }
 
-int set_io_path(struct kscale_run *run, struct fio_run *fr)
+int set_io_path(struct kscale_run *run, struct fio_run *fr, const char *dir,
+		const char *fs)
 {
 	struct io_calibration *ic = NULL;
 	int w;
 
 	if (!strcmp(kscale_knob(run, "io_path_ns"), "auto")) {
-		ic = calibrate_io(run, fr);
+		ic = calibrate_io(run, fr, dir, fs);
 		if (!ic)
 			return -1;
 	}
@@ -238,14 +235,15 @@ int set_io_path(struct kscale_run *run, struct fio_run *fr)
 	return 0;
 }
 
-/* lseek(SEEK_DATA) less lseek(SEEK_CUR) on a file of the XFS. */
+/* lseek(SEEK_DATA) less lseek(SEEK_CUR) on a file of the XFS at arg. */
 int measure_map_work(void *arg, double *ns, char *err, size_t len)
 {
+	const char *dir = arg;
 	struct calibration c = { .size = 16 << 20, .rng = 1 }, null;
 	char path[400];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/calibrate", xfs.dir);
+	snprintf(path, sizeof(path), "%s/calibrate", dir);
 	if (fio_layout(path, c.size, err, len))
 		return -1;
 	c.fd = open(path, O_RDONLY);

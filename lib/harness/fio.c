@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,20 @@ int fio_layout(const char *path, size_t size, char *err, size_t len)
 		return -1;
 	}
 	close(fd);
+	return 0;
+}
+
+int fio_file(struct kscale_run *run, struct fio_job *job, const char *dir)
+{
+	struct stat st;
+	char err[300];
+
+	snprintf(job->filename, sizeof(job->filename), "%s/fio.%zu", dir,
+		 job->size);
+	if (!stat(job->filename, &st) && (size_t)st.st_size == job->size)
+		return 0;
+	if (fio_layout(job->filename, job->size, err, sizeof(err)))
+		return kscale_fail(run, "%s", err);
 	return 0;
 }
 

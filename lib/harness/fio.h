@@ -44,6 +44,12 @@ struct fio_totals {
 
 /* Write the file whole and sync it, so fio finds it laid out and cached. */
 int fio_layout(const char *path, size_t size, char *err, size_t len);
+/*
+ * job->filename: fio's file of job->size bytes in dir, laid out the
+ * first time and left in the page cache for the next run; 0, or
+ * kscale_fail().
+ */
+int fio_file(struct kscale_run *run, struct fio_job *job, const char *dir);
 int fio_spawn(const struct fio_job *job, struct fio_proc *p, char *err,
 	      size_t len);
 /* Wait for it and read its totals; 0, or -1 with the reason in err. */

@@ -189,6 +189,11 @@ int kscale_check_ns_or_auto(const char *value, char *err, size_t len);
 /* Its value in a run, `measured` standing for "auto". */
 unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,
 			     unsigned long measured);
+/* A size with its k/m/g suffix (4k, 64m); SIZE_MAX where it overflows. */
+size_t kscale_parse_size(const char *value);
+/* A knob of a size from min to max bytes, kscale_parse_size()'s. */
+int kscale_check_size(const char *value, size_t min, size_t max, char *err,
+		      size_t len);
 /* A counter already set for the run, 0 if none. */
 double kscale_counter(const struct kscale_run *run, const char *name);
 double kscale_now_ns(void);

@@ -17,6 +17,7 @@
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
 #include "../kernel/tsc.h"
+#include "bench.h"
 #include "calibrate.h"
 #include "context.h"
 #include "../sys/cpulist.h"
@@ -27,7 +28,7 @@
 #include "progress.h"
 #include "window.h"
 #ifdef KSCALE_SIM
-#include "window_sim.h"
+#include "sim/setup.h"
 #endif
 
 struct registry {
@@ -37,6 +38,7 @@ struct registry {
 	int *counts, nr_counts;
 	int *order, nr_order;
 	int nr_benches;
+	const struct sim_setup *sim;	/* --sim's, or NULL */
 };
 
 static char err[512];
@@ -102,6 +104,7 @@ static void register_one(struct registry *r, int w, int v, const char **knob,
 	b->warmup = r->o->warmup;
 	b->until_counted = r->o->until_counted;
 	b->watchdog = r->o->watchdog;
+	b->sim = r->sim;
 	b->name = bench_name(r, w, v, knob);
 	if (kscale_bench_init(b))
 		die(r->m->name, "cannot create the run's barriers");
@@ -251,7 +254,8 @@ static void setup_topology(struct registry *r, struct topology *t,
 	if (o->numa_emulate)
 		die(r->m->name, "--sim: the machine has its own nodes "
 		    "(--numa-emulate is for the host's)");
-	if (kscale_sim_setup(o, t, err, sizeof(err)))
+	r->sim = kscale_sim_setup(o, t, err, sizeof(err));
+	if (!r->sim)
 		die(r->m->name, err);
 #else
 	if (topology_from_system(t, err, sizeof(err)))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The flags every bench binary takes, and the model's knobs. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,4 +382,46 @@ int kscale_check_ns_or_auto(const char *value, char *err, size_t len)
 	if (!strcmp(value, "auto"))
 		return 0;
 	return kscale_check_long(value, 0, 10 * 1000 * 1000, err, len);
+}
+
+size_t kscale_parse_size(const char *value)
+{
+	unsigned int shift;
+	char *end;
+	size_t n;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	default:
+		shift = 0;
+		break;
+	}
+	if (errno || n > SIZE_MAX >> shift)
+		return SIZE_MAX;
+	return n << shift;
+}
+
+int kscale_check_size(const char *value, size_t min, size_t max, char *err,
+		      size_t len)
+{
+	size_t n = kscale_parse_size(value);
+	const char *p = value + strspn(value, "0123456789");
+
+	if (p == value || (*p && (strchr("kKmMgG", *p) == NULL || p[1])) ||
+	    n < min || n > max) {
+		snprintf(err, len, "expected a size from %zu to %zu bytes "
+			 "(e.g. 4k, 64m)", min, max);
+		return -1;
+	}
+	return 0;
 }

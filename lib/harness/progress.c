@@ -4,7 +4,7 @@
 
 #include "../sys/clock.h"
 #include "progress.h"
-#include "window.h"
+#include "bench.h"
 
 static int progress_done, progress_total;
 static double progress_started;

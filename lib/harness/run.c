@@ -14,7 +14,7 @@
 #include "../kernel/sched.h"
 #include "../sys/clock.h"
 #include "kscale.h"
-#include "window.h"
+#include "bench.h"
 
 const char *kscale_variant(const struct kscale_run *run)
 {

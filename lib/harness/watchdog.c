@@ -10,7 +10,8 @@
 #include "../sys/futex.h"
 #include "fatal.h"
 #include "watchdog.h"
-#include "window.h"
+#include "bench.h"
+#include "window_run.h"
 
 static void name_thread(const struct kscale_bench *b, int i, const char *what,
 			long window_ops)

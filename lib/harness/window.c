@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A run's fixed window (window.h): its set-up, its threads, the
+ * A run's fixed window on the host (window.h): its set-up, its threads, the
  * controller's warm-up, two snapshots and the window's own counters, and
  * its teardown into Google Benchmark's result.
  */
@@ -26,6 +26,7 @@
 #include "rt_throttle.h"
 #include "watchdog.h"
 #include "window.h"
+#include "window_run.h"
 
 /* When a snapshot began and ended: its instant is the midpoint. */
 struct span {

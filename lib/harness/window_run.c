@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a run's window does on the host (window.c) and in the simulator
- * (window_sim.c) alike: its set-up and teardown, each thread's set-up and
- * loop, and the window's counters.
+ * (sim/window.c) alike (window_run.h): its set-up and teardown, each
+ * thread's set-up and loop, and the window's counters.
  */
 #include <math.h>
 #include <pthread.h>
@@ -14,10 +14,9 @@
 #include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
-#include "../sys/topology.h"
 #include "perf.h"
 #include "progress.h"
-#include "window.h"
+#include "window_run.h"
 
 static double min_over_max(double min, double max)
 {
@@ -50,39 +49,6 @@ double set_counters(struct kscale_bench *b, const struct snapshot *start,
 	kscale_set_counter(run, "cpu_busy_pct",
 			   100 * cpu / cpu_window / b->nr_distinct_cpus);
 	return total;
-}
-
-static bool runs_a_thread(const struct kscale_bench *b, int cpu)
-{
-	int i;
-
-	for (i = 0; i < b->nr_threads; i++)
-		if (b->cpu_of_thread[i] == cpu)
-			return true;
-	return false;
-}
-
-int kscale_bench_init(struct kscale_bench *b)
-{
-	const struct topology *t = kscale_topology;
-	pthread_condattr_t attr;
-	int i;
-
-	b->controller_cpu = -1;
-	for (i = t->nr_cpus - 1; i >= 0 && b->controller_cpu < 0; i--)
-		if (!runs_a_thread(b, t->cpus[i]))
-			b->controller_cpu = t->cpus[i];
-	b->arrived = calloc(b->nr_threads, sizeof(*b->arrived));
-	b->left = calloc(b->nr_threads, sizeof(*b->left));
-	if (!b->arrived || !b->left ||
-	    pthread_condattr_init(&attr) ||
-	    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ||
-	    pthread_cond_init(&b->gate_cond, &attr) ||
-	    pthread_mutex_init(&b->gate_lock, NULL) ||
-	    pthread_barrier_init(&b->threads_met, NULL, b->nr_threads) ||
-	    pthread_barrier_init(&b->window_met, NULL, b->nr_threads + 1))
-		return -1;
-	return 0;
 }
 
 bool run_prepare(struct kscale_bench *b)

@@ -160,7 +160,7 @@ def measure_here(bench, out, log):
         raise KscaleError('this machine\'s clock is unknown (/proc/cpuinfo '
                           'has no cpu MHz)', 1)
     src = (f'measured by kscale sim-validate (--sim=here, '
-           f'lib/harness/sim_here.c) on {ctx.get("host_name", "this host")} '
+           f'lib/harness/sim/here.c) on {ctx.get("host_name", "this host")} '
            f'at {ctx.get("date", time.strftime("%F %T"))}')
     lines = ['# this machine, measured by kscale sim-validate', 'name = here']
     for key in HERE_KEYS:

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --sim: the machine, its topology, and the context (window_sim.h). */
+/* --sim: the machine, its topology, and the context (sim/setup.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
-#include "kscale.h"
-#include "window_sim.h"
+#include "../context.h"
+#include "../kscale.h"
+#include "here.h"
+#include "setup.h"
 
 /* This machine's clock, for work measured here and run there. */
 static double host_ghz(void)
@@ -71,13 +72,13 @@ static void context_add_sim(const struct sim_machine *m, uint64_t seed)
 	add_ns("sim_clock_ns", m->clock_ns);
 }
 
-int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
-		     char *err, size_t len)
+/* --sim's machine into m; 0, or -1 with one line in err. */
+static int sim_machine(const struct kscale_options *o, struct sim_machine *m,
+		       char *err, size_t len)
 {
-	struct sim_machine *m = &kscale_sim.machine;
 	struct topology host;
-	int *cpus, *node, i, ret;
 	double ghz;
+	int ret;
 
 	if (!strcmp(o->sim, "here")) {
 		if (topology_from_system(&host, err, len))
@@ -101,6 +102,18 @@ int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
 		kscale_add_context("sim_host_ghz", "%.3f", ghz);
 	}
 	sim_host_work(m);
+	return 0;
+}
+
+struct sim_setup *kscale_sim_setup(const struct kscale_options *o,
+				   struct topology *t, char *err, size_t len)
+{
+	static struct sim_setup s;
+	struct sim_machine *m = &s.machine;
+	int *cpus, *node, i, ret;
+
+	if (sim_machine(o, m, err, len))
+		return NULL;
 	cpus = malloc(m->cpus * sizeof(int));
 	node = malloc(m->cpus * sizeof(int));
 	for (i = 0; i < m->cpus; i++) {
@@ -111,8 +124,8 @@ int kscale_sim_setup(const struct kscale_options *o, struct topology *t,
 	free(cpus);
 	free(node);
 	if (ret)
-		return -1;
-	kscale_sim.seed = o->sim_seed ? o->sim_seed : 1;
-	context_add_sim(m, kscale_sim.seed);
-	return 0;
+		return NULL;
+	s.seed = o->sim_seed ? o->sim_seed : 1;
+	context_add_sim(m, s.seed);
+	return &s;
 }

@@ -38,13 +38,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sys/affinity.h"
-#include "../sys/clock.h"
-#include "../sys/futex.h"
-#include "../sys/median.h"
-#include "kscale.h"
-#include "linelat.h"
-#include "window_sim.h"
+#include "../../sys/affinity.h"
+#include "../../sys/clock.h"
+#include "../../sys/futex.h"
+#include "../../sys/median.h"
+#include "../kscale.h"
+#include "../linelat.h"
+#include "here.h"
 
 #define HERE_ROUNDS	7
 

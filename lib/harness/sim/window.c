@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A run's window in the simulator (--sim, lib/sim/sim.h), in place of
- * window.c's: Google Benchmark's thread 0 sets the run up, then runs every
- * thread of it as a task on the machine's virtual CPUs, on its own host
- * thread; the others only wait for it.  The warm-up, the window and the
+ * A run's window in the simulator (--sim, lib/sim/sim.h; window.h), in
+ * place of window.c's, on the machine and seed of sim/setup.h: Google
+ * Benchmark's thread 0 sets the run up, then runs every thread of it as
+ * a task on the machine's virtual CPUs, on its own host thread; the
+ * others only wait for it.  The warm-up, the window and the
  * watchdog are virtual time, and so are the counters: ops_per_sec is
  * operations a virtual second, cpu_busy_pct the tasks' virtual CPU time.
  * The gate is the model scheduler's: a task that arrives before the last
@@ -14,15 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernel/lockstat.h"
-#include "../kernel/sched.h"
-#include "../sim/sim.h"
-#include "../sys/clock.h"
-#include "res.h"
-#include "window.h"
-#include "window_sim.h"
-
-struct sim_setup kscale_sim;
+#include "../../kernel/lockstat.h"
+#include "../../kernel/sched.h"
+#include "../../sim/sim.h"
+#include "../../sys/clock.h"
+#include "../res.h"
+#include "../window.h"
+#include "../window_run.h"
+#include "setup.h"
 
 static void gate_arrive_sim(struct kscale_bench *b, int id)
 {
@@ -107,8 +107,8 @@ static void sim_window(struct kscale_bench *b)
 	int i;
 
 	/* a repetition is another sample: the run's seed, then the next */
-	if (sim_init(&kscale_sim.machine, kscale_sim.seed + b->nr_windows++,
-		     err, sizeof(err))) {
+	if (sim_init(&b->sim->machine, b->sim->seed + b->nr_windows++, err,
+		     sizeof(err))) {
 		kscale_fail(run, "%s", err);
 		goto out;
 	}

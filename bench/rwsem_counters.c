@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rwsem bench's counters of a model row (bench/rwsem.c): its I/O
+ * rates, and its rwsem profile (rwsem_profile.h) under the names the
+ * real profile gives the kernel's functions, with each sleep's and each
+ * queueing's reason per I/O.
+ */
+#include <stdio.h>
+
+#include "rwsem.h"
+
+/* A share of the run's CPU time, as perf -C over its CPUs counts it. */
+static double pct_of_cpu_time(struct kscale_run *run, uint64_t cycles)
+{
+	return 100 * cycles_to_ns(cycles) /
+	       (run->elapsed * 1e9 * kscale_nr_distinct_cpus(run));
+}
+
+/* children and self of one function, under the real profile's names */
+static void set_profile(struct kscale_run *run, const char *children,
+			const char *self, uint64_t all, uint64_t callees)
+{
+	kscale_set_counter(run, children, pct_of_cpu_time(run, all));
+	kscale_set_counter(run, self, pct_of_cpu_time(run, all - callees));
+}
+
+/*
+ * Each reason's count per I/O (rwsem_profile.h): sleeps_<reason>_per_io,
+ * queued_<reason>_per_io.  The harness keeps a counter's name, not a copy.
+ */
+static char reason_counter[RWSEM_SLEEP_NR + RWSEM_QUEUE_NR][64];
+
+static void set_reasons(struct kscale_run *run, char (*counter)[64],
+			const char *what, const char *const *names,
+			const unsigned long *n, int nr, double ios)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(counter[i], sizeof(counter[i]), "%s_%s_per_io", what,
+			 names[i]);
+		kscale_set_counter(run, counter[i], ios ? n[i] / ios : 0);
+	}
+}
+
+void fio_model_counters(struct kscale_run *run, struct fio_run *fr)
+{
+	struct rwsem_profile sum = { 0 };
+	double reads = 0, writes = 0, switches = 0;
+	double iops = kscale_counter(run, "ops_per_sec");
+	double read_share, mb = (double)fr->file.bs / (1 << 20);
+	int i, j;
+
+	for (i = 0; i < run->nr_threads; i++) {
+		struct fio_thread *ft = run->threads[i].priv;
+
+		reads += ft->reads;
+		writes += ft->writes;
+		switches += ft->nvcsw + ft->nivcsw;
+		sum.write_failed += ft->profile.write_failed;
+		sum.write_failed_callees += ft->profile.write_failed_callees;
+		sum.read_failed += ft->profile.read_failed;
+		sum.read_failed_callees += ft->profile.read_failed_callees;
+		sum.spin_on_owner += ft->profile.spin_on_owner;
+		sum.osq += ft->profile.osq;
+		sum.spin_acquired += ft->profile.spin_acquired;
+		sum.spin_abandoned += ft->profile.spin_abandoned;
+		for (j = 0; j < RWSEM_SLEEP_NR; j++)
+			sum.slept[j] += ft->profile.slept[j];
+		for (j = 0; j < RWSEM_QUEUE_NR; j++)
+			sum.queued[j] += ft->profile.queued[j];
+	}
+	read_share = reads + writes ? reads / (reads + writes) : 0;
+	kscale_set_counter(run, "iops", iops);
+	kscale_set_counter(run, "read_MBps", iops * read_share * mb);
+	kscale_set_counter(run, "write_MBps", iops * (1 - read_share) * mb);
+	kscale_set_counter(run, "total_MBps", iops * mb);
+	kscale_set_counter(run, "switches_per_io",
+			   reads + writes ? switches / (reads + writes) : 0);
+	if (!fr->v)
+		return;
+	set_profile(run, "kernel_rwsem_down_write_slowpath_children_pct",
+		    "kernel_rwsem_down_write_slowpath_self_pct",
+		    sum.write_failed, sum.write_failed_callees);
+	set_profile(run, "kernel_rwsem_down_read_slowpath_children_pct",
+		    "kernel_rwsem_down_read_slowpath_self_pct",
+		    sum.read_failed, sum.read_failed_callees);
+	set_profile(run, "kernel_rwsem_spin_on_owner_children_pct",
+		    "kernel_rwsem_spin_on_owner_self_pct",
+		    sum.spin_on_owner, 0);
+	set_profile(run, "kernel_osq_lock_children_pct",
+		    "kernel_osq_lock_self_pct", sum.osq, 0);
+	kscale_set_counter(run, "spin_acquired", sum.spin_acquired);
+	kscale_set_counter(run, "spin_abandoned", sum.spin_abandoned);
+	set_reasons(run, reason_counter, "sleeps", rwsem_sleep_name,
+		    sum.slept, RWSEM_SLEEP_NR, reads + writes);
+	set_reasons(run, reason_counter + RWSEM_SLEEP_NR, "queued",
+		    rwsem_queue_name, sum.queued, RWSEM_QUEUE_NR,
+		    reads + writes);
+}
