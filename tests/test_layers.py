@@ -122,23 +122,18 @@ def build_of(command):
 
 
 def symbols(objects):
-    """{object: (defined, undefined)} from one nm(1) over them all."""
-    out = subprocess.run(['nm', '-A', '--defined-only', *objects],
+    """({object: defined}, {object: undefined}) from one nm(1) over all."""
+    out = subprocess.run(['nm', '-A', *objects],
                          capture_output=True, text=True, check=True).stdout
     defined = collections.defaultdict(set)
-    for line in out.splitlines():
-        where, _, rest = line.rpartition(':')
-        parts = rest.split()
-        if len(parts) == 3 and parts[1] in 'TDBRVWGSCI':
-            defined[where].add(parts[2])
-    out = subprocess.run(['nm', '-A', '--undefined-only', *objects],
-                         capture_output=True, text=True, check=True).stdout
     undefined = collections.defaultdict(set)
     for line in out.splitlines():
         where, _, rest = line.rpartition(':')
         parts = rest.split()
-        if len(parts) == 2:
-            undefined[where].add(parts[1])
+        if parts[-2:-1] == ['U']:
+            undefined[where].add(parts[-1])
+        elif len(parts) == 3 and parts[1] in 'TDBRVWGSCI':
+            defined[where].add(parts[2])
     return defined, undefined
 
 
