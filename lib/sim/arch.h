@@ -25,25 +25,24 @@ extern struct sim_cpu *sim_cpu_running;
 void sim_delay(uint64_t ns);
 /* cpu_relax(): park until a line read since the last one is written. */
 void sim_relax(void);
-/* The running CPU's clock as its counter reads it (a read's cost paid). */
-uint64_t sim_tsc_ns(void);
-struct sim_task *sim_task_current(void);
-struct task_struct *sim_task_struct(struct sim_task *t);
-
-extern double tsc_per_ns;			/* lib/kernel/tsc.c */
-extern __thread struct task_struct current_task; /* lib/kernel/sched_common.c */
+/*
+ * The running CPU's virtual clock in cycles (a read's cost paid), or the
+ * host's counter.
+ */
+uint64_t sim_rdtsc(void);
+/* The running simulated task's, or the host thread's (current_task). */
+struct task_struct *sim_current(void);
 
 /* compiler.h: the CPU parks until a line it spun on is written. */
 #define cpu_relax()	sim_relax()
 
-/* tsc.h, delay.h: the running CPU's virtual clock in cycles. */
-static inline uint64_t sim_rdtsc(void)
-{
-	if (!sim_cpu_running)
-		return __builtin_ia32_rdtsc();
-	return (uint64_t)(sim_tsc_ns() * tsc_per_ns);
-}
-
+/*
+ * tsc.h, delay.h: the counter.  sim_rdtsc() and sim_current() stay calls,
+ * and current_task is not declared here, ahead of lib/kernel's headers:
+ * either would move the model's stack frames or its __thread variables
+ * (one section, its lines shared by every task), and with them the
+ * simulated results.
+ */
 #define rdtsc_ordered()	sim_rdtsc()
 #define rdtsc()		sim_rdtsc()
 
@@ -57,14 +56,7 @@ static inline uint64_t sim_rdtsc(void)
 		delay_tsc(__ns);					\
 } while (0)
 
-/* sched.h: the running simulated task's, or the host thread's. */
-static inline struct task_struct *sim_current(void)
-{
-	struct sim_task *t = sim_task_current();
-
-	return t ? sim_task_struct(t) : &current_task;
-}
-
+/* sched.h */
 #define get_current()	sim_current()
 
 #endif

@@ -27,6 +27,13 @@ bool sched_fifo = true;		/* the guarantee holds: nothing else runs */
 
 static struct rq __percpu *runqueues;
 
+struct task_struct *sim_current(void)
+{
+	struct sim_task *t = sim_task_current();
+
+	return t ? sim_task_struct(t) : &current_task;
+}
+
 struct rq *cpu_rq(int cpu)
 {
 	return per_cpu_ptr(runqueues, cpu);

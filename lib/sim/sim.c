@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../kernel/sched.h"
+#include "../kernel/tsc.h"
 #include "sim.h"
 
 #ifdef __SANITIZE_ADDRESS__
@@ -850,9 +851,11 @@ int sim_clock_gettime(clockid_t clock, struct timespec *ts)
 	return 0;
 }
 
-uint64_t sim_tsc_ns(void)
+uint64_t sim_rdtsc(void)
 {
-	return clock_read(sim.m.rdtsc_ns);
+	if (!sim_cpu_running)
+		return __builtin_ia32_rdtsc();
+	return (uint64_t)(clock_read(sim.m.rdtsc_ns) * tsc_per_ns);
 }
 
 int sim_task_cpu(const struct sim_task *t)

@@ -77,7 +77,9 @@ struct sim_stats {
 };
 void sim_get_stats(struct sim_stats *s);
 
-/* For the scheduler (lib/sim/sched.c), with arch.h's */
+/* For the scheduler (lib/sim/sched.c) */
+struct sim_task *sim_task_current(void);
+struct task_struct *sim_task_struct(struct sim_task *t);
 struct sim_task *sim_task_of(struct task_struct *p);
 /* Virtual ns t has run on a CPU. */
 uint64_t sim_task_cputime(const struct sim_task *t);
