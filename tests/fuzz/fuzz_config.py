@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """fuzz config: `kscale run --check CONFIG` on a config file (the
-format of configs/default.conf, parsed in bash by scripts/lib/config.sh),
-beside a valid config it may include and a build of stand-in bench
-binaries.  Each input is one bash run (tens of ms).
+format of configs/default.conf, read by scripts/kscale_analysis/config.py
+through the bash wrapper scripts/kscale), beside a valid config it may
+include and a build of stand-in bench binaries.  Each input is one run
+of the wrapper (tens of ms).
 
 Property: it exits 0 with one 'kscale: ...: OK: ...' line on stdout, or
 2 with one 'kscale: ...' line on stderr, and nothing else: no bash error
