@@ -228,6 +228,11 @@ def check_selector(where, text):
                           "(expected VARIANT or VARIANT/KNOB:VALUE...)")
 
 
+def bench_args(args):
+    """A run line's ARGS less the runner's own options: the binary's."""
+    return [a for a in args if not a.startswith(RUNNER_OPTIONS)]
+
+
 def run_options(args):
     """{--OPTION: VALUE} of a run line's ARGS, the last of each."""
     return dict(arg.split("=", 1) for arg in args if "=" in arg)

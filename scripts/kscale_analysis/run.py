@@ -10,7 +10,8 @@ import sys
 import time
 
 from . import cli
-from .config import Configs, config_path, pwd, rel, run_options, selector_file_name
+from .config import (Configs, bench_args, config_path, pwd, rel, run_options,
+                     selector_file_name)
 from .results import KscaleError
 
 PROG = "kscale"
@@ -217,7 +218,7 @@ class Runner:
         target = options.get("--target-ci")
         reps = int(options.get("--benchmark_repetitions", 1))
         most = int(options.get("--max-repetitions", 3 * reps))
-        args = [a for a in args if not a.startswith(("--target-ci=", "--max-repetitions="))]
+        args = bench_args(args)
         os.makedirs(directory, exist_ok=True)
         self.tmp_files += [log_tmp, json_tmp]
         log = os.open(log_tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
@@ -330,8 +331,7 @@ class Runner:
                     continue
                 metric = [a for a in options if a.startswith("--metric=")][-1:]
                 binary, *args = self.configs.run_args[name, label]
-                args = [a for a in args
-                        if not a.startswith(("--target-ci=", "--max-repetitions="))]
+                args = bench_args(args)
                 what = f"{label} {before} {after}"
                 err(f"[{name}] sensitivity {what}\n")
                 status, files = self.call(
