@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel primitives of lib/kernel on their own: every thread bumps one
- * logical counter through a shared atomic_t, a counter under a ticket
+ * logical counter through a shared atomic_t (a locked add or a cmpxchg
+ * loop), a counter under a ticket
  * spinlock or 2.6.7's byte spinlock, or its own per-CPU slot.  After the window the counter must
  * equal the operations counted, exactly.
  */
@@ -16,7 +17,10 @@
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
 
-enum counter_kind { ATOMIC, SPINLOCK, DECB_SPINLOCK, PERCPU };
+enum counter_kind { ATOMIC, ADD_UNLESS, SPINLOCK, DECB_SPINLOCK, PERCPU };
+
+/* atomic_add_unless()'s u: a value the counter, counting up, never meets */
+#define ADD_UNLESS_NEVER	(-1)
 
 struct pcp_count {
 	int count;
@@ -41,6 +45,10 @@ static void counter_loop(struct kscale_thread *t)
 		case ATOMIC:
 			lockstat_visit(&c->shared);
 			atomic_inc(&c->shared);
+			break;
+		case ADD_UNLESS:
+			lockstat_visit(&c->shared);
+			atomic_add_unless(&c->shared, 1, ADD_UNLESS_NEVER);
 			break;
 		case SPINLOCK:
 			spin_lock(&c->lock);
@@ -74,6 +82,7 @@ static void counter_lockstat_register(struct counter *c)
 
 	switch (c->kind) {
 	case ATOMIC:
+	case ADD_UNLESS:
 		lockstat_register(&c->shared, "shared", 1, LOCKSTAT_LINE);
 		break;
 	case SPINLOCK:
@@ -113,6 +122,7 @@ static unsigned long counter_value(struct counter *c)
 
 	switch (c->kind) {
 	case ATOMIC:
+	case ADD_UNLESS:
 		return (unsigned int)atomic_read(&c->shared);
 	case SPINLOCK:
 	case DECB_SPINLOCK:
@@ -158,12 +168,15 @@ static const struct kscale_workload workloads[] = {
 };
 
 static const enum counter_kind kinds[] = {
-	ATOMIC, SPINLOCK, DECB_SPINLOCK, PERCPU,
+	ATOMIC, ADD_UNLESS, SPINLOCK, DECB_SPINLOCK, PERCPU,
 };
 
 /* lib/kernel's own table: a row's ops is the counter it bumps. */
 KSCALE_VARIANT_TABLE(primitives_variants,
 	{ "atomic", "atomic_inc() on one shared atomic_t", &kinds[ATOMIC] },
+	{ "atomic_add_unless", "atomic_add_unless(, 1, -1) on one shared "
+			       "atomic_t: a read, then a cmpxchg loop",
+	  &kinds[ADD_UNLESS] },
 	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)",
 	  &kinds[SPINLOCK] },
 	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "

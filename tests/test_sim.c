@@ -2,7 +2,9 @@
 /*
  * Validation of the simulator (lib/sim/sim.h) on a made-up machine whose
  * every cost is a round number: each coherence transition costs what the
- * machine says, requests to one line are served one after another, a
+ * machine says, requests to one line are served one after another and
+ * take effect in that order, the CPU losing a line hits it until the
+ * request reaches it whatever queues behind, a
  * spinner parks instead of looping on the host and one on a deadline still
  * sees it pass, sleeps, wake-ups, timers
  * and the model disk take virtual time, a lock keeps its tasks apart, a
@@ -177,6 +179,76 @@ static void test_requests_to_a_line_queue(void **state)
 	for (i = 1; i < 7; i++)
 		assert_true(done[i] - done[i - 1] >= 10);
 	assert_true(done[6] - 5000 >= 200 + 6 * 10);
+	sim_exit();
+}
+
+/*
+ * The window is the losing CPU's: two more requests queued behind the one
+ * that takes the line do not end it.
+ */
+static void test_owner_window_survives_a_queue(void **state)
+{
+	static int a __attribute__((aligned(64)));
+
+	start(1);
+	assert_int_equal(probe(0, 1000, &a, SIM_WRITE), 100);
+	/* from node 0 to CPU 4: the request reaches CPU 0 at 2100 */
+	assert_int_equal(probe(4, 2000, &a, SIM_WRITE), 200);
+	/* behind it, 4's sibling (10 ns), then 5's node (50 ns) */
+	assert_int_equal(probe(5, 2010, &a, SIM_WRITE), 190 + 10);
+	assert_int_equal(probe(6, 2020, &a, SIM_WRITE), 190 + 50);
+	assert_int_equal(probe(0, 2099, &a, SIM_WRITE), 1);
+	sim_exit();
+}
+
+struct rmw {
+	uint64_t at;		/* start at this virtual ns */
+	int *v;
+	int seen;		/* the value it changed */
+	uint64_t done;
+};
+
+static void rmw_at(void *arg)
+{
+	struct rmw *r = arg;
+
+	wait_until(r->at);
+	sim_access(r->v, sizeof(*r->v), SIM_RMW);
+	r->seen = (*r->v)++;
+	r->done = sim_now();
+}
+
+/*
+ * An access takes effect when the line serves it, not when it is asked
+ * for: three CPUs queue for the line CPU 0 holds, and CPU 0, asking after
+ * them but still in its window, changes it first; they change it in the
+ * order they are served, each after the one before.
+ */
+static void test_effect_in_service_order(void **state)
+{
+	static int v __attribute__((aligned(64)));
+	static const int cpu[4] = { 4, 5, 2, 0 };
+	struct rmw r[4] = { { 2000 }, { 2010 }, { 2020 }, { 2050 } };
+	int i;
+
+	start(1);
+	probe(0, 1000, &v, SIM_WRITE);
+	for (i = 0; i < 4; i++) {
+		r[i].v = &v;
+		sim_spawn(cpu[i], rmw_at, &r[i]);
+	}
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	/* CPU 0's window lasts until 2100: a hit and a locked add */
+	assert_int_equal(r[3].seen, 0);
+	assert_int_equal(r[3].done, 2050 + 1 + 5);
+	/* 200 ns to CPU 4, 10 to its sibling, 200 to CPU 2 on node 0 */
+	assert_int_equal(r[0].seen, 1);
+	assert_int_equal(r[0].done, 2000 + 200 + 5);
+	assert_int_equal(r[1].seen, 2);
+	assert_int_equal(r[1].done, 2200 + 10 + 5);
+	assert_int_equal(r[2].seen, 3);
+	assert_int_equal(r[2].done, 2210 + 200 + 5);
+	assert_int_equal(v, 4);
 	sim_exit();
 }
 
@@ -658,6 +730,8 @@ int main(void)
 		cmocka_unit_test(test_coherence_costs),
 		cmocka_unit_test(test_owner_hits_until_the_request_arrives),
 		cmocka_unit_test(test_requests_to_a_line_queue),
+		cmocka_unit_test(test_owner_window_survives_a_queue),
+		cmocka_unit_test(test_effect_in_service_order),
 		cmocka_unit_test(test_spinner_costs_no_host_cpu),
 		cmocka_unit_test(test_spin_on_a_deadline_ends_on_time),
 		cmocka_unit_test(test_sleep_and_wake_in_virtual_time),

@@ -22,6 +22,7 @@
 #define SIM_STACK_SIZE		(256 << 10)
 #define SIM_GUARD_SIZE		(4 << 10)
 #define SIM_WATCH		4	/* lines a spin watches */
+#define SIM_GRACE		4	/* lines a CPU can be losing at once */
 #define PS			1000ull	/* the clocks count picoseconds */
 #define SIM_SPIN_TIMEOUT	(10000 * PS)	/* a spin looks again this often */
 #define SIM_PAUSE		(10 * PS)	/* a cpu_relax() that does not park */
@@ -44,8 +45,6 @@ struct sim_line {
 	uint64_t busy_until;		/* its last transfer ends */
 	uint64_t version;		/* writes to it */
 	int owner;			/* holds it Modified; -1: none */
-	int prev;			/* held it until prev_until */
-	uint64_t prev_until;
 	int home;			/* node of its memory */
 	int nr_sharers;
 	struct sim_watch *watchers;
@@ -83,6 +82,10 @@ struct sim_cpu {
 	int nr_reads;
 	bool read_clock;		/* since its last cpu_relax() */
 	struct sim_watch watch[SIM_WATCH];
+	struct {
+		struct sim_line *line;	/* lost, but hit until until */
+		uint64_t until;
+	} grace[SIM_GRACE];
 	uint64_t spin_gen, tick_gen;
 };
 
@@ -484,7 +487,6 @@ static struct sim_line *line_get(uintptr_t addr, int node)
 	memset(l, 0, sim.line_size);
 	l->tag = tag;
 	l->owner = -1;
-	l->prev = -1;
 	l->home = home_of(addr & ~(((uintptr_t)1 << sim.line_shift) - 1),
 			  node);
 	sim.table[h] = ++sim.nr_lines;
@@ -579,28 +581,67 @@ static double nearest_sharer_ns(const struct sim_line *l, int cpu)
 	return best;
 }
 
+/* c is losing l to a request that reaches it at until: it hits l till then. */
+static void grace_give(struct sim_cpu *c, struct sim_line *l, uint64_t until)
+{
+	int i, slot = 0;
+
+	for (i = 0; i < SIM_GRACE; i++) {
+		if (c->grace[i].line == l) {
+			slot = i;
+			break;
+		}
+		if (c->grace[i].until < c->grace[slot].until)
+			slot = i;
+	}
+	c->grace[slot].line = l;
+	c->grace[slot].until = until;
+}
+
+static bool grace_hit(const struct sim_cpu *c, const struct sim_line *l)
+{
+	int i;
+
+	for (i = 0; i < SIM_GRACE; i++)
+		if (c->grace[i].line == l && c->clock < c->grace[i].until)
+			return true;
+	return false;
+}
+
 /*
- * One request for l by c at c's clock: what it costs, queued.  A miss is
- * served by the line's owner (Modified), else its nearest sharer, else
- * memory at its home; a write also waits for every other sharer's
- * invalidation.  The line serves one miss at a time, for as long as the
- * transfer takes: N requests after a write are served one after another.
- * The CPU that held the line keeps hitting it for half the transfer, until
- * the request reaches it, as a core goes on using a line it is about to
- * lose (which is what lets a few increments of one counter go by on one
- * CPU between two transfers).
+ * One request for l by c at c's clock.  The line's owner, sharers and
+ * busy_until are its state after every request queued so far: they price
+ * the request and place it in the queue.  A miss is served by the owner
+ * (Modified), else its nearest sharer, else memory at its home; a write
+ * also waits for every other sharer's invalidation.  The line serves one
+ * miss at a time, for as long as the transfer takes: N requests after a
+ * write are served one after another.
+ *
+ * An access takes effect when the line serves it: a hit at once, a miss
+ * at the end of its transfer, where c's clock goes and c gives way until
+ * every earlier event has run.  So the host's operation that follows, and
+ * the spinners its write wakes, come in the order the line serves them: a
+ * CPU queued behind others reads and writes after them.  A CPU holding l
+ * in the state above has been served (it waited for its request), but the
+ * owner losing it goes on hitting it for half the transfer, until the
+ * request reaches it, as a core goes on using a line it is about to lose
+ * (which is what lets a few increments of one counter, or a failed
+ * cmpxchg's retry, go by on one CPU between two transfers).  The window
+ * is the CPU's, not the line's: a queue behind it does not end it.
  */
 static void coherence(struct sim_cpu *c, struct sim_line *l, int kind)
 {
 	double x, src;
-	uint64_t start, done;
+	uint64_t start;
+	bool miss = false;
 
 	if (kind == SIM_READ ? l->owner == c->id || sharer(l, c->id) :
 	    l->owner == c->id) {
 		x = sim.m.hit_ns;
-	} else if (l->prev == c->id && c->clock < l->prev_until) {
+	} else if (grace_hit(c, l)) {
 		x = sim.m.hit_ns;
 	} else {
+		miss = true;
 		if (l->owner >= 0)
 			x = sim_machine_line_ns(&sim.m, c->id, l->owner);
 		else if (kind != SIM_READ && sharer(l, c->id))
@@ -616,10 +657,9 @@ static void coherence(struct sim_cpu *c, struct sim_line *l, int kind)
 		}
 		start = c->clock > l->busy_until ? c->clock : l->busy_until;
 		l->busy_until = start + (uint64_t)(x * PS);
-		if (l->owner >= 0) {
-			l->prev = l->owner;
-			l->prev_until = start + (uint64_t)(x * PS / 2);
-		}
+		if (l->owner >= 0)
+			grace_give(&sim.cpus[l->owner], l,
+				   start + (uint64_t)(x * PS / 2));
 		x += (double)(start - c->clock) / PS;
 		sim.stats.misses++;
 		if (kind == SIM_READ) {
@@ -635,10 +675,11 @@ static void coherence(struct sim_cpu *c, struct sim_line *l, int kind)
 	}
 	if (kind == SIM_RMW)
 		x += sim.m.atomic_ns;
-	done = c->clock + (uint64_t)(x * PS + 0.5);
-	c->clock = done;
+	c->clock += (uint64_t)(x * PS + 0.5);
+	if (miss)
+		sim_sync(c);
 	if (kind != SIM_READ)
-		line_written(l, done);
+		line_written(l, c->clock);
 }
 
 static void note_read(struct sim_cpu *c, struct sim_line *l)
