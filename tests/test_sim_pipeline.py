@@ -182,6 +182,17 @@ class Runs(unittest.TestCase):
             self.assertNotEqual(counters({'benchmarks': reps[0::2]}, drop),
                                 second)
 
+    def test_every_row_has_its_threads_spread(self):
+        """The least and most busy thread's rate and their mean."""
+        with tempfile.TemporaryDirectory() as d:
+            for b in results(self.sim(d, 1, 'a.json'))['benchmarks']:
+                lo, mean, hi = (b[f'thread_ops_per_sec_{k}']
+                                for k in ('min', 'mean', 'max'))
+                self.assertTrue(0 < lo <= mean <= hi, b['name'])
+                self.assertAlmostEqual(mean * b['threads'] /
+                                       b['ops_per_sec'], 1, delta=1e-9)
+                self.assertAlmostEqual(lo / hi, b['fairness'], delta=1e-9)
+
 
 class LostWakeup(unittest.TestCase):
     def test_one_line_and_the_teardown_sees_the_sleepers_stack(self):
