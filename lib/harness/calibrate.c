@@ -258,8 +258,8 @@ static int save(char *err, size_t len)
 			 file.path, tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "# kscale --calibration: NAME VALUE, the work `auto` "
-		"stands for (whole ns) and the host's figures of --sim\n");
+	fprintf(f, "# kscale --calibration: NAME VALUE, `auto` work in "
+		"whole ns, --sim's host figures\n");
 	for (i = 0; i < file.nr; i++)
 		fprintf(f, "%s %s\n", file.v[i].name, file.v[i].text);
 	bad = fflush(f) || ferror(f) || fsync(fileno(f));
