@@ -233,7 +233,42 @@ static void test_file_reused_and_rewritten(void **state)
 	rmdir(dir);
 }
 
-/* Each is refused with its line; names differ from the test above's. */
+/*
+ * A figure keeps 3 decimals, and the run that measures it uses the value
+ * the next one reads; a whole-ns value with decimals is refused at use.
+ */
+static void test_file_figures(void **state)
+{
+	char dir[] = "/tmp/kscale-calibrate-XXXXXX", path[64], text[512];
+	double v = 2.59612345, got;
+	unsigned long ns;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cal", dir);
+	write_file(path, "sim.here.hit_ns 0.312\nx.work_ns 1.5\n");
+	assert_int_equal(kscale_calibration_load(path, err, sizeof(err)), 0);
+	measured = 0;
+	assert_int_equal(kscale_calibrated_figure("sim.here.hit_ns", &got,
+						  measure, &v, err,
+						  sizeof(err)), 0);
+	assert_true(got == 0.312);
+	assert_int_equal(measured, 0);
+	assert_int_equal(kscale_calibrated_figure("sim.host.tsc_per_ns", &got,
+						  measure, &v, err,
+						  sizeof(err)), 0);
+	assert_true(got == 2.596);
+	assert_int_equal(measured, 1);
+	read_file(path, text, sizeof(text));
+	assert_non_null(strstr(text, "\nsim.here.hit_ns 0.312\n"));
+	assert_non_null(strstr(text, "\nsim.host.tsc_per_ns 2.596\n"));
+	assert_int_equal(kscale_calibrated("x.work_ns", &ns, measure, &v, err,
+					   sizeof(err)), -1);
+	assert_non_null(strstr(err, "x.work_ns: expected a whole number"));
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Each is refused with its line; names differ from those above. */
 static void test_file_malformed(void **state)
 {
 	static const char *const bad[] = {
@@ -241,7 +276,10 @@ static void test_file_malformed(void **state)
 		"f.ns\n",		/* no value */
 		"g.ns -3\n",
 		"h.ns 12 ns\n",
-		"i.ns 1.5\n",
+		"i.ns 1.\n",
+		"l.ns .5\n",
+		"m.ns 1.2345678\n",
+		"n.ns 1e3\n",
 		" j.ns 4\n",
 		"k.ns 99999999999999999999999\n",
 	};
@@ -271,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_empty_round_fails),
 		cmocka_unit_test(test_affinity_restored),
 		cmocka_unit_test(test_file_reused_and_rewritten),
+		cmocka_unit_test(test_file_figures),
 		cmocka_unit_test(test_file_malformed),
 	};
 

@@ -43,6 +43,11 @@ for b in rows:
     assert b["host_sleeps"] >= 0, b["name"]
     per_cpu = b["ops_per_sec"] / b["threads"]
     assert abs(b["ops_per_sec_per_cpu"] - per_cpu) <= 1e-6 * per_cpu
+    # the threads' spread: the least and most busy, their mean
+    lo, mean, hi = (b["thread_ops_per_sec_" + k] for k in ("min", "mean", "max"))
+    assert 0 < lo <= mean <= hi, b["name"]
+    assert abs(mean * b["threads"] - b["ops_per_sec"]) <= 1e-6 * b["ops_per_sec"]
+    assert abs(lo / hi - b["fairness"]) <= 1e-6, b["name"]
 PY
 }
 
@@ -374,6 +379,10 @@ for b in rows:
     assert b["total_MBps"] > 0 and b["iops"] > 0, b["name"]
     assert abs(b["read_MBps"] + b["write_MBps"] - b["total_MBps"]) <= 1e-6 * b["total_MBps"]
     assert b["switches_per_io"] >= 0, b["name"]
+    # each job's IOPS: the least and most busy job's, their mean
+    lo, mean, hi = (b["thread_ops_per_sec_" + k] for k in ("min", "mean", "max"))
+    assert 0 < lo <= mean <= hi, b["name"]
+    assert abs(mean * b["threads"] - b["iops"]) <= 1e-6 * b["iops"]
     if rw == "rw:randwrite":
         assert b["read_MBps"] == 0, b["name"]
     if variant in ("v4.6", "reader_owned", "upstream"):

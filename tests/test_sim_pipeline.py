@@ -182,6 +182,17 @@ class Runs(unittest.TestCase):
             self.assertNotEqual(counters({'benchmarks': reps[0::2]}, drop),
                                 second)
 
+    def test_every_row_has_its_threads_spread(self):
+        """The least and most busy thread's rate and their mean."""
+        with tempfile.TemporaryDirectory() as d:
+            for b in results(self.sim(d, 1, 'a.json'))['benchmarks']:
+                lo, mean, hi = (b[f'thread_ops_per_sec_{k}']
+                                for k in ('min', 'mean', 'max'))
+                self.assertTrue(0 < lo <= mean <= hi, b['name'])
+                self.assertAlmostEqual(mean * b['threads'] /
+                                       b['ops_per_sec'], 1, delta=1e-9)
+                self.assertAlmostEqual(lo / hi, b['fairness'], delta=1e-9)
+
 
 class LostWakeup(unittest.TestCase):
     def test_one_line_and_the_teardown_sees_the_sleepers_stack(self):
@@ -417,6 +428,80 @@ class TicketLockCollapse(unittest.TestCase):
             else:
                 self.assertLess(sim[n], 1.2 * model[n], msg=report)
                 self.assertLess(sim[n], 0.8 * sim[peak_sim], msg=report)
+
+
+class AcrossInvocations(unittest.TestCase):
+    """The same command, seed and --calibration file give the same
+    counters in two processes: every figure a --sim run measures on the
+    host is the file's, and the layout of the model's memory does not move
+    (no address randomisation).  Left out of the comparison: cpu_time,
+    sim_host_seconds and sim_events_per_host_sec, the host's time spent
+    simulating; the context's date and load_avg, Google Benchmark's of
+    the host."""
+    HOST_TIME = ('cpu_time', 'sim_host_seconds', 'sim_events_per_host_sec')
+    HOST_CONTEXT = ('date', 'load_avg')
+
+    def runs(self, binary, args):
+        """The first run fills the file; the next two use it."""
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, 'cal')
+            docs = []
+            for i in range(3):
+                out = os.path.join(d, f'{i}.json')
+                p = subprocess.run(
+                    [os.path.join(BUILD, 'bench', binary), *args,
+                     '--sim-seed=3', f'--calibration={cal}',
+                     f'--benchmark_out={out}'],
+                    capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                docs.append(results(out))
+            with open(cal) as f:
+                names = [line.split()[0] for line in f
+                         if not line.startswith('#')]
+        first, second, third = docs
+        self.assertEqual(counters(second, self.HOST_TIME),
+                         counters(third, self.HOST_TIME))
+        ctx = [{k: v for k, v in doc['context'].items()
+                if k not in self.HOST_CONTEXT} for doc in (second, third)]
+        self.assertEqual(ctx[0], ctx[1])
+        self.assertEqual(second['context']['kscale_sim_aslr'],
+                         'off (personality ADDR_NO_RANDOMIZE)')
+        for name in ('sim.host.copy_ns_per_kib', 'sim.host.rdtsc_ns',
+                     'sim.host.clock_ns', 'sim.host.tsc_per_ns'):
+            self.assertIn(name, names)
+        for name in names:
+            if not name.startswith('sim.'):
+                continue
+            measured = first['context']['kscale_' + name]
+            reused = second['context']['kscale_' + name]
+            self.assertTrue(measured.endswith(' (measured)'), measured)
+            self.assertEqual(reused, measured.replace('measured', 'reused'))
+        return names
+
+    def test_here(self):
+        names = self.runs('primitives', [
+            '--sim=here', '--variants=atomic,spinlock', '--cpus=1,2',
+            '--hold-ns=100', '--duration=0.002', '--warmup=0.0005'])
+        for name in ('sim.here.hit_ns', 'sim.here.atomic_ns',
+                     'sim.here.line_ns_node', 'sim.here.mem_ns_local',
+                     'sim.here.ctxsw_ns', 'sim.here.wake_ns',
+                     'sim.here.wake_ns.idle_ns=2000'):
+            self.assertIn(name, names)
+
+    def test_named_machine(self):
+        names = self.runs('shmem_fault', [
+            '--sim=hpe-superdome-flex-512', '--variants=upstream',
+            '--cpus=64', '--fault-work-ns=auto', '--pages=256',
+            '--duration=0.005', '--warmup=0.002'])
+        self.assertIn('sim.host.ghz', names)
+        self.assertIn('shmem_fault.fault_work_ns', names)
+
+    def test_pointer_hash(self):
+        """real_lookup's dentry hash is of the dentries' addresses."""
+        self.runs('real_lookup', [
+            '--sim=hpe-superdome-flex-512', '--variants=i_mutex',
+            '--dcache=1000', '--fs-lookup-ns=auto', '--cpus=16',
+            '--duration=0.005', '--warmup=0.02'])
 
 
 if __name__ == '__main__':

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +118,8 @@ int kscale_calibrate_warmup(kscale_round_fn *round, void *arg,
 
 struct value {
 	char *name;
-	unsigned long ns;
+	char *text;	/* as FILE has it: what it is saved as */
+	double v;	/* strtod(text): what a run uses */
 };
 
 static struct {
@@ -138,7 +140,7 @@ static struct value *find(const char *name)
 	return NULL;
 }
 
-static int add(const char *name, unsigned long ns)
+static int add(const char *name, const char *text)
 {
 	struct value *v = file.v;
 
@@ -150,38 +152,55 @@ static int add(const char *name, unsigned long ns)
 		file.v = v;
 	}
 	v[file.nr].name = strdup(name);
-	v[file.nr].ns = ns;
-	if (!v[file.nr].name)
+	v[file.nr].text = strdup(text);
+	v[file.nr].v = strtod(text, NULL);
+	if (!v[file.nr].name || !v[file.nr].text) {
+		free(v[file.nr].name);
+		free(v[file.nr].text);
 		return -1;
+	}
 	file.nr++;
 	return 0;
 }
 
-/* "NAME NS": 0, or -1 with what is wrong with it in err. */
+/*
+ * A number FILE may hold: up to 15 digits (a double keeps them exactly),
+ * then, for a figure, '.' and up to 6 more.
+ */
+static bool number(const char *s)
+{
+	size_t whole = strspn(s, "0123456789"), part;
+
+	if (!whole || whole > 15)
+		return false;
+	if (!s[whole])
+		return true;
+	part = strspn(s + whole + 1, "0123456789");
+	return s[whole] == '.' && part && part <= 6 && !s[whole + 1 + part];
+}
+
+/* "NAME VALUE": 0, or -1 with what is wrong with it in err. */
 static int parse_line(char *line, char *err, size_t len)
 {
-	char *name = line, *value, *end;
-	unsigned long ns;
+	char *name = line, *value;
 
 	value = name + strcspn(name, " \t");
 	if (value == name || !*value) {
-		snprintf(err, len, "expected NAME NS");
+		snprintf(err, len, "expected NAME VALUE");
 		return -1;
 	}
 	*value++ = '\0';
 	value += strspn(value, " \t");
-	errno = 0;
-	ns = strtoul(value, &end, 10);
-	if (*value < '0' || *value > '9' || *end || errno) {
-		snprintf(err, len, "%s: expected a whole number of ns, got "
-			 "'%.40s'", name, value);
+	if (!number(value)) {
+		snprintf(err, len, "%s: expected a number such as 12 or "
+			 "0.345, got '%.40s'", name, value);
 		return -1;
 	}
 	if (find(name)) {
 		snprintf(err, len, "%s: a second value", name);
 		return -1;
 	}
-	if (add(name, ns)) {
+	if (add(name, value)) {
 		snprintf(err, len, "out of memory");
 		return -1;
 	}
@@ -239,10 +258,10 @@ static int save(char *err, size_t len)
 			 file.path, tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "# kscale --calibration: NAME NS, the work `auto` "
-		"stands for, in whole ns\n");
+	fprintf(f, "# kscale --calibration: NAME VALUE, `auto` work in "
+		"whole ns, --sim's host figures\n");
 	for (i = 0; i < file.nr; i++)
-		fprintf(f, "%s %lu\n", file.v[i].name, file.v[i].ns);
+		fprintf(f, "%s %s\n", file.v[i].name, file.v[i].text);
 	bad = fflush(f) || ferror(f) || fsync(fileno(f));
 	if (fclose(f) || bad || rename(tmp, file.path)) {
 		snprintf(err, len, "--calibration=%s: cannot write it: %s",
@@ -253,17 +272,24 @@ static int save(char *err, size_t len)
 	return 0;
 }
 
-int kscale_calibrated(const char *name, unsigned long *ns,
-		      int (*measure)(void *arg, double *ns, char *err,
+/*
+ * FILE's value `name` into *v (*reused), or measure()'s, truncated to
+ * whole ns or rounded to 3 decimals as FILE would keep it (so that the
+ * run that measures uses what the next one reads), which then goes into
+ * FILE: 0, or -1 with the reason in err.
+ */
+static int calibrated(const char *name, double *v, bool whole,
+		      int (*measure)(void *arg, double *v, char *err,
 				     size_t len),
-		      void *arg, char *err, size_t len)
+		      void *arg, bool *reused, char *err, size_t len)
 {
-	struct value *v = find(name);
-	char why[512];
+	struct value *found = find(name);
+	char why[512], text[64];
 	double m;
 
-	if (v) {
-		*ns = v->ns;
+	*reused = found;
+	if (found) {
+		*v = found->v;
 		file.reused++;
 		return 0;
 	}
@@ -271,15 +297,55 @@ int kscale_calibrated(const char *name, unsigned long *ns,
 		snprintf(err, len, "calibrating %s: %s", name, why);
 		return -1;
 	}
-	*ns = m > 0 ? (unsigned long)m : 0;
+	if (!(m > 0 && m < 1e15))
+		m = 0;
+	if (whole)
+		snprintf(text, sizeof(text), "%lu", (unsigned long)m);
+	else
+		snprintf(text, sizeof(text), "%.3f", m);
+	*v = strtod(text, NULL);
 	file.measured++;
 	if (!file.path)
 		return 0;
-	if (add(name, *ns)) {
+	if (add(name, text)) {
 		snprintf(err, len, "calibrating %s: out of memory", name);
 		return -1;
 	}
 	return save(err, len);
+}
+
+int kscale_calibrated(const char *name, unsigned long *ns,
+		      int (*measure)(void *arg, double *ns, char *err,
+				     size_t len),
+		      void *arg, char *err, size_t len)
+{
+	bool reused;
+	double v;
+
+	if (calibrated(name, &v, true, measure, arg, &reused, err, len))
+		return -1;
+	if (v != (unsigned long)v) {
+		snprintf(err, len, "--calibration=%s: %s: expected a whole "
+			 "number of ns, got %s", file.path, name,
+			 find(name)->text);
+		return -1;
+	}
+	*ns = v;
+	return 0;
+}
+
+int kscale_calibrated_figure(const char *name, double *v,
+			     int (*measure)(void *arg, double *v, char *err,
+					    size_t len),
+			     void *arg, char *err, size_t len)
+{
+	bool reused;
+
+	if (calibrated(name, v, false, measure, arg, &reused, err, len))
+		return -1;
+	kscale_add_context(name, "%.3f (%s)", *v,
+			   reused ? "reused" : "measured");
+	return 0;
 }
 
 int kscale_auto(const char *name, const char *how, unsigned long *ns,

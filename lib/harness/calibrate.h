@@ -55,11 +55,14 @@ static inline int kscale_calibrate(kscale_round_fn *round, void *arg,
 
 /*
  * --calibration=FILE keeps the work `auto` stood for, so that runs on two
- * kernels (or builds) compare at the same work.  One "NAME NS" a line, NS
- * a whole number of ns; lines that are empty or start with '#' are
- * comments.  NAME is the model and knob, then what the value depends on:
- * "mnt_writers.path_work_ns", "rwsem.io_path_ns.read.size=...".  What
- * describes the machine rather than a model's work (tsc_per_ns, the
+ * kernels (or builds) compare at the same work, and the figures a --sim
+ * run measures on the host, so that it runs the same the next time.  One
+ * "NAME VALUE" a line, VALUE up to 15 digits and, for a figure, a '.' and
+ * up to 6 more; lines that are empty or start with '#' are comments.
+ * NAME is the model and knob, then what the value depends on:
+ * "mnt_writers.path_work_ns", "rwsem.io_path_ns.read.size=..."; or
+ * "sim.host.*" and "sim.here.*" for --sim's figures.  What describes the
+ * machine rather than a model's work (a native run's tsc_per_ns, the
  * running kernel's own timings such as real_lookup's open_by_handle_at)
  * is measured every time: another machine's figure would misstate this
  * one.  A missing FILE is an empty one.
@@ -67,15 +70,25 @@ static inline int kscale_calibrate(kscale_round_fn *round, void *arg,
 int kscale_calibration_load(const char *path, char *err, size_t len);
 
 /*
- * The value `name`: FILE's if it has it, else measure()'s (truncated to
- * whole ns, at least 0), which then goes into FILE with all the others
- * (a new file renamed over the old: never half-written).  0, or -1 with
- * the reason in err.
+ * The value `name` in whole ns: FILE's if it has it (one with decimals is
+ * refused), else measure()'s (truncated to whole ns, at least 0), which
+ * then goes into FILE with all the others (a new file renamed over the
+ * old: never half-written).  0, or -1 with the reason in err.
  */
 int kscale_calibrated(const char *name, unsigned long *ns,
 		      int (*measure)(void *arg, double *ns, char *err,
 				     size_t len),
 		      void *arg, char *err, size_t len);
+
+/*
+ * A figure of the host a --sim run measures, as kscale_calibrated() but
+ * kept to 3 decimals (ps of a ns), the measuring run using the rounded
+ * value too; in the context as "<name>": "<value> (reused|measured)".
+ */
+int kscale_calibrated_figure(const char *name, double *v,
+			     int (*measure)(void *arg, double *v, char *err,
+					    size_t len),
+			     void *arg, char *err, size_t len);
 
 /*
  * A knob's `auto`: kscale_calibrated() under name ("<model>.<knob>"), the

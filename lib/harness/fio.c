@@ -12,6 +12,7 @@
 #include "fatal.h"
 #include "fio.h"
 #include "spawn.h"
+#include "window_run.h"
 
 /* The running fio, killed if the bench dies (async-signal-safe). */
 static volatile pid_t running;
@@ -173,12 +174,12 @@ static char *slurp(const char *path)
 int fio_wait(struct fio_proc *p, struct fio_totals *t, char *err, size_t len)
 {
 	struct fio_side r, w;
-	double io, cpu;
+	double io, iops, cpu;
 	char *json, *s;
 	int status;
 
 	memset(t, 0, sizeof(*t));
-	t->io_min = t->cpu_min = -1;
+	t->io_min = t->cpu_min = t->iops_min = -1;
 	if (waitpid(p->pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
 		running = 0;
@@ -195,7 +196,11 @@ int fio_wait(struct fio_proc *p, struct fio_totals *t, char *err, size_t len)
 		t->jobs++;
 		t->read_bw += r.bw_bytes;
 		t->write_bw += w.bw_bytes;
-		t->iops += r.iops + w.iops;
+		iops = r.iops + w.iops;
+		t->iops += iops;
+		t->iops_min = t->iops_min < 0 || iops < t->iops_min ? iops :
+								     t->iops_min;
+		t->iops_max = iops > t->iops_max ? iops : t->iops_max;
 		t->ios += r.total_ios + w.total_ios;
 		io = r.io_bytes + w.io_bytes;
 		t->io_min = t->io_min < 0 || io < t->io_min ? io : t->io_min;
@@ -241,6 +246,7 @@ void fio_finish(struct kscale_run *run, struct fio_proc *p)
 			   t.iops / kscale_nr_distinct_cpus(run));
 	kscale_set_counter(run, "fairness",
 			   t.io_max > 0 ? t.io_min / t.io_max : 0);
+	set_thread_spread(run, t.iops_min, t.iops / t.jobs, t.iops_max);
 	kscale_set_counter(run, "cpu_fairness",
 			   t.cpu_max > 0 ? t.cpu_min / t.cpu_max : 0);
 	kscale_set_counter(run, "switches_per_io", t.ios ? t.ctx / t.ios : 0);

@@ -5,7 +5,8 @@
  * the warm-up and its runtime as the window, psync, --thread, and the
  * file left in the page cache (--invalidate=0).  Its JSON totals become
  * the run's counters: read_MBps, write_MBps, total_MBps, iops,
- * ops_per_sec(_per_cpu), fairness, cpu_fairness (each job's usr+sys) and
+ * ops_per_sec(_per_cpu), fairness and thread_ops_per_sec_min/mean/max
+ * (each job's IOPS), cpu_fairness (each job's usr+sys) and
  * switches_per_io (the jobs' context switches per I/O) and cpu_busy_pct
  * (their usr+sys time, a share of the CPUs').
  */
@@ -36,6 +37,7 @@ struct fio_totals {
 	int jobs;
 	double read_bw, write_bw;	/* bytes/s */
 	double iops, ios;
+	double iops_min, iops_max;	/* of the least and most busy job */
 	double ctx;			/* the jobs' context switches */
 	double io_min, io_max;		/* bytes of the least and most busy */
 	double cpu_min, cpu_max;	/* usr+sys % of the least and most busy */

@@ -38,7 +38,7 @@ struct kscale_thread {
 /*
  * A run's counters: --profile sets 7 a resource class and 10 an rwsem's
  * (lockstat.h); real_lookup's parallel with --fs-io-us and --icache
- * needs 77 in all.  gbench.h's KB_MAX_COUNTERS holds as many.
+ * needs 80 in all.  gbench.h's KB_MAX_COUNTERS holds as many.
  */
 #define KSCALE_MAX_COUNTERS	96
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include "../kernel/lockstat.h"
@@ -387,6 +388,48 @@ static void report_calibration(const char *prog)
 }
 
 /*
+ * --sim runs without address randomisation (personality(2)'s
+ * ADDR_NO_RANDOMIZE, as gdb runs what it debugs): a simulated run's
+ * result depends on where the model's data lies (docs/sim.md), and two
+ * runs of one command lay it out alike only at the same addresses.  This
+ * turns it off for what the process execs next: 0, or -1 with errno.
+ */
+static int no_aslr_next(void)
+{
+	int was = personality(0xffffffff);
+
+	if (was == -1 || personality(was | ADDR_NO_RANDOMIZE) == -1)
+		return -1;
+	return 0;
+}
+
+#ifdef KSCALE_SIM
+/*
+ * The simulator's build run directly (not through bench/NAME, which
+ * turned it off before its exec): one exec of itself without address
+ * randomisation, and the context says whether it is.
+ */
+static void sim_fixed_layout(char **argv)
+{
+	int was = personality(0xffffffff);
+	const char *why;
+
+	if (was != -1 && (was & ADDR_NO_RANDOMIZE)) {
+		kscale_add_context("sim_aslr", "off (personality "
+				   "ADDR_NO_RANDOMIZE)");
+		return;
+	}
+	if (!no_aslr_next())
+		execv("/proc/self/exe", argv);
+	why = strerror(errno);
+	if (was != -1)
+		personality(was);
+	kscale_add_context("sim_aslr", "on: cannot turn it off (%s): a run "
+			   "may differ from the same command's", why);
+}
+#endif
+
+/*
  * --sim runs the simulator's build of this binary (sim/NAME beside
  * bench/NAME in the build tree): the same code with lib/sim's
  * instrumentation, which the host runs are spared.
@@ -398,6 +441,8 @@ static void sim_binary(const struct kscale_options *o,
 	if (!o->sim)
 		die(m->name, "this is the simulator's build: give --sim=MACHINE "
 		    "(or run bench/NAME)");
+	if (!o->help && !o->list)
+		sim_fixed_layout(argv);
 #else
 	char self[4096], *path, *slash;
 	ssize_t n;
@@ -412,6 +457,7 @@ static void sim_binary(const struct kscale_options *o,
 	*slash = '\0';
 	if (asprintf(&path, "%s/../sim/%s", self, slash + 1) < 0)
 		die(m->name, "out of memory");
+	no_aslr_next();		/* else the simulator's build says why */
 	execv(path, argv);
 	if (errno == ENOENT)
 		snprintf(err, sizeof(err), "--sim: %s has no simulator's build "
@@ -441,6 +487,10 @@ int main(int argc, char **argv)
 		o.help ? options_usage(m) : options_list(m);
 		return 0;
 	}
+	/* before --sim's set-up: its figures are the file's too */
+	if (o.calibration && kscale_calibration_load(o.calibration, err,
+						     sizeof(err)))
+		die(m->name, err);
 	setup_topology(&r, &t, &o);
 	select_names(&r);
 	select_counts(&r);
@@ -452,10 +502,8 @@ int main(int argc, char **argv)
 	if (kb_initialize(&o.gb_argc, o.gb_argv, err, sizeof(err)))
 		die(m->name, err);
 	kscale_calibrate_cpu(r.order[0]);
-	if (o.calibration && kscale_calibration_load(o.calibration, err,
-						     sizeof(err)))
-		die(m->name, err);
-	if (tsc_calibrate(err, sizeof(err)))
+	/* --sim's set-up measured it, or took it from the file */
+	if (!o.sim && tsc_calibrate(err, sizeof(err)))
 		die(m->name, err);
 	sched_init();
 	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);

@@ -23,6 +23,14 @@ static double min_over_max(double min, double max)
 	return max > 0 ? min / max : 0;
 }
 
+void set_thread_spread(struct kscale_run *run, double min, double mean,
+		       double max)
+{
+	kscale_set_counter(run, "thread_ops_per_sec_min", min);
+	kscale_set_counter(run, "thread_ops_per_sec_mean", mean);
+	kscale_set_counter(run, "thread_ops_per_sec_max", max);
+}
+
 double set_counters(struct kscale_bench *b, const struct snapshot *start,
 		    const struct snapshot *end, double cpu_window)
 {
@@ -45,6 +53,8 @@ double set_counters(struct kscale_bench *b, const struct snapshot *start,
 	kscale_set_counter(run, "ops_per_sec_per_cpu",
 			   total / b->window / b->nr_distinct_cpus);
 	kscale_set_counter(run, "fairness", min_over_max(min, max));
+	set_thread_spread(run, min / b->window,
+			  total / run->nr_threads / b->window, max / b->window);
 	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
 	kscale_set_counter(run, "cpu_busy_pct",
 			   100 * cpu / cpu_window / b->nr_distinct_cpus);

@@ -27,6 +27,12 @@ void thread_run(struct kscale_bench *b, struct kscale_thread *t, bool ok);
 /* The window's counters of every run; returns the operations in it. */
 double set_counters(struct kscale_bench *b, const struct snapshot *start,
 		    const struct snapshot *end, double cpu_window);
+/*
+ * The per-thread spread of a run's operations, as rates over its window
+ * (ops/s): its least and most busy thread's, and their mean.
+ */
+void set_thread_spread(struct kscale_run *run, double min, double mean,
+		       double max);
 /* Teardown and the counters into res. */
 void run_finish(struct kscale_bench *b, struct kb_result *res);
 

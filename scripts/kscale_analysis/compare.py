@@ -5,7 +5,8 @@ import sys
 from dataclasses import dataclass
 
 from . import cli, stats
-from .results import KscaleError, finite, group_runs, knob_text, load, unit
+from .results import (KscaleError, finite, group_runs, knob_text, load, simulated,
+                      unit)
 
 PROG = "kscale compare"
 DEFAULT_METRICS = ["ops_per_sec"]
@@ -25,6 +26,9 @@ confidence interval of its change; "~" marks a change that is not
 significant (Mann-Whitney U, p adjusted across the table's rows by
 Benjamini-Hochberg at a 5% false discovery rate, or smaller than
 --min-effect), "?" a row with fewer than 4 repetitions a side (no verdict).
+A simulated side whose seeds split in two shows their range ("bistable:
+LO..HI over N seeds"), not a median; "[starved ...]" marks repetitions
+where a thread did under 10% of the threads' mean.
 The default metric is the model's primary one (kscale_primary_metric)."""
 
 
@@ -228,8 +232,34 @@ def disturbed(row):
     return f" [disturbed {k}/{len(reps)}]" if k else ""
 
 
-def table_cells(sections, metric, min_effect):
-    """Each section's rows as cells, the table's rows judged together."""
+# A thread that did under this share of the threads' mean is starved:
+# its lock, or its CPU, went to the others.
+STARVED_SHARE = 0.1
+
+
+def starved_rep(r):
+    """True if a thread of repetition r did under STARVED_SHARE of the mean."""
+    low, mean = finite(r.get("thread_ops_per_sec_min")), finite(r.get("thread_ops_per_sec_mean"))
+    return low is not None and bool(mean) and low < STARVED_SHARE * mean
+
+
+def starved(row):
+    """'' or ' [starved before k/n, after k/n]': the repetitions of each
+    side where a thread was starved (the sides with none left out)."""
+    sides = [f"{side} {k}/{len(run.rows)}" for side, run in
+             (("before", row.before), ("after", row.after))
+             if (k := sum(1 for r in run.rows if starved_rep(r)))]
+    return f" [starved {', '.join(sides)}]" if sides else ""
+
+
+def marks(row):
+    """A row's marks after its label: [disturbed k/n], [starved ...]."""
+    return disturbed(row) + starved(row)
+
+
+def table_cells(sections, metric, min_effect, seeds=(False, False)):
+    """Each section's rows as cells, the table's rows judged together;
+    seeds: whether each side's repetitions are seeds (simulated)."""
     points = metric.endswith("_pct")
     rows = [row for section in sections for row in section]
     assessed = iter(stats.assess_table(
@@ -240,9 +270,9 @@ def table_cells(sections, metric, min_effect):
         body.append([])
         for row in section:
             a = next(assessed)
-            body[-1].append([row.test + disturbed(row),
-                             stats.fmt_cell(row.before.values(metric)),
-                             stats.fmt_cell(row.after.values(metric)),
+            body[-1].append([row.test + marks(row),
+                             stats.fmt_cell(row.before.values(metric), seeds[0]),
+                             stats.fmt_cell(row.after.values(metric), seeds[1]),
                              stats.fmt_change(a, points), stats.fmt_ci(a, points)])
     return body
 
@@ -325,7 +355,16 @@ def legend(min_effect):
             f"{stats.MIN_REPS_FOR_TEST} repetitions on a side",
             f"[disturbed k/n]: k of the row's n repetitions (both sides) had "
             f"steal_pct >= {STEAL_PCT_MAX:g}%, host_sleeps > 0 or the window "
-            f"closed >= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)"]
+            f"closed >= {SNAPSHOT_LATE_US_MAX:g} us late (snapshot_late_us)",
+            f"[starved before k/n, after k/n]: in k of a side's n repetitions a "
+            f"thread did under {STARVED_SHARE:.0%} of the threads' mean "
+            "(thread_ops_per_sec_min against _mean; --metric=thread_ops_per_sec_min "
+            "shows it)",
+            "bistable: LO..HI over n seeds: a simulated side whose seeds split in "
+            "two at the widest gap between neighbours, the gap at least "
+            f"{stats.BISTABLE_GAP_PCT:g}% of the median and {stats.BISTABLE_GAP_RATIO:g}x "
+            "the range within either part: its range, not a median that is one "
+            "state or between the two"]
 
 
 def block(lines, markdown):
@@ -336,8 +375,9 @@ def block(lines, markdown):
 
 
 def report(results, tables, metrics, markdown, min_effect, sides="", preamble=(),
-           notes=()):
-    """The whole output: preamble, one table per (metric, model), footnotes."""
+           notes=(), seeds=(False, False)):
+    """The whole output: preamble, one table per (metric, model), footnotes;
+    seeds: whether each side's repetitions are seeds (simulated)."""
     render = render_markdown if markdown else render_text
     out = block(preamble, markdown)
     for metric in metrics:
@@ -345,7 +385,7 @@ def report(results, tables, metrics, markdown, min_effect, sides="", preamble=()
         label = f"{metric} ({metric_unit})" if metric_unit else metric
         for table in tables:
             title = f"{table.model}: {label}" + (f", {sides}" if sides else "")
-            body = table_cells(table.sections, metric, min_effect)
+            body = table_cells(table.sections, metric, min_effect, seeds)
             out += render(title, body, metric) + [""]
     out += block(footnotes(tables, metrics, list(notes), min_effect), markdown)
     return "\n".join(out).rstrip("\n") + "\n"
@@ -409,14 +449,15 @@ def compare_command(argv):
         tables, dropped = variant_tables(loaded[0], args.before, args.after)
         text = report(loaded[0], tables, metrics, markdown, args.min_effect,
                       sides=f"before={args.before} after={args.after}",
-                      notes=dropped + notes)
+                      notes=dropped + notes, seeds=[bool(simulated(loaded[0]))] * 2)
     else:
         tables, only = file_tables(*loaded)
         text = report(loaded[0], tables, metrics, markdown, args.min_effect,
                       preamble=[f"before: {describe(loaded[0])}",
                                 f"after: {describe(loaded[1])}"]
                       + context_warnings(*loaded),
-                      notes=only + notes)
+                      notes=only + notes,
+                      seeds=[bool(simulated(res)) for res in loaded])
     sys.stdout.write(text)
 
 

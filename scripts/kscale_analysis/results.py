@@ -199,6 +199,12 @@ def load_merged(paths):
     return merged
 
 
+def simulated(results):
+    """The simulated machine's name, or None: measured here.  A simulated
+    file's repetitions are seeds (lib/harness/sim/window.c)."""
+    return results.context.get("kscale_sim_machine")
+
+
 def group_runs(runs):
     """{group: [runs]} keeping first-appearance order of groups."""
     groups = {}

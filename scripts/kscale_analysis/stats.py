@@ -95,6 +95,40 @@ def bootstrap_ci(before, after, points=False, resamples=BOOTSTRAP_RESAMPLES,
     return lo, hi
 
 
+# A point whose seeds split in two (a collapse the seed decides): sorted,
+# its values split at the widest gap between neighbours; the point is
+# bistable when that gap is at least BISTABLE_GAP_PCT % of the median and
+# at least BISTABLE_GAP_RATIO times the range within either cluster.  A
+# median of such values is one of two states, or between them, and its
+# spread (the MAD) can be small; the interval of a change is then the
+# seeds', not the code's.
+BISTABLE_GAP_PCT = 10.0
+BISTABLE_GAP_RATIO = 2.0
+BISTABLE_MIN_SEEDS = 3
+
+
+def bistable(values):
+    """The (low, high) clusters of values that split in two, or None."""
+    if len(values) < BISTABLE_MIN_SEEDS:
+        return None
+    ordered = sorted(values)
+    mid = statistics.median(ordered)
+    gap, i = max((b - a, i) for i, (a, b) in
+                 enumerate(zip(ordered, ordered[1:]), start=1))
+    low, high = ordered[:i], ordered[i:]
+    within = max(low[-1] - low[0], high[-1] - high[0])
+    if mid == 0 or gap < BISTABLE_GAP_PCT / 100 * abs(mid) or \
+            gap < BISTABLE_GAP_RATIO * within:
+        return None
+    return low, high
+
+
+def states(values):
+    """A point's medians: its two clusters' if bistable, else its own."""
+    clusters = bistable(values)
+    return [median(c) for c in clusters] if clusters else [median(values)]
+
+
 def benjamini_hochberg(pvalues):
     """Adjusted p-values (q) in the same order; None stays None."""
     ranked = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
@@ -156,10 +190,15 @@ def fmt_value(value):
     return f"{value:.4g}"
 
 
-def fmt_cell(values):
-    """'median ±spread%' for one side, or 'n/a' without data."""
+def fmt_cell(values, seeds=False):
+    """'median ±spread%' for one side, or 'n/a' without data; where the
+    values are seeds' (simulated) that split in two, their range:
+    'bistable: 5.70M..7.50M over 5 seeds'."""
     if not values:
         return "n/a"
+    if seeds and bistable(values):
+        return (f"bistable: {fmt_value(min(values))}..{fmt_value(max(values))} "
+                f"over {len(values)} seeds")
     text = fmt_value(median(values))
     spread = spread_percent(values)
     return text if spread is None else f"{text} ±{spread:.1f}%"

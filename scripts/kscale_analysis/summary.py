@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 
 from . import cli, compare, sensitivity, stats
-from .results import KscaleError, load
+from .results import KscaleError, load, simulated
 
 PROG = "kscale summary"
 HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
@@ -169,11 +169,6 @@ def unpinned(selector):
                     if not part.startswith("threads:"))
 
 
-def simulated(results):
-    """The simulated machine's name, or None: measured here."""
-    return results.context.get("kscale_sim_machine")
-
-
 def fmt_ratio(change):
     """A % change as the after/before ratio: +91.6 -> '1.92x', +2234 -> '23.3x'."""
     ratio = 1 + change / 100
@@ -207,11 +202,28 @@ def assess(lines):
          for line in lines])
 
 
+def bistable_ratio(line):
+    """'bistable: 1.01x..1.33x over 5 seeds' where a simulated side's seeds
+    split in two (stats.bistable): the ratio between each side's states
+    (its two parts' medians, or its median); None otherwise."""
+    before, after = (line.row.before.values(line.metric),
+                     line.row.after.values(line.metric))
+    if not simulated(line.results) or not (stats.bistable(before) or
+                                           stats.bistable(after)):
+        return None
+    ratios = [a / b for b in stats.states(before) for a in stats.states(after) if b]
+    if not ratios:
+        return None
+    return (f"bistable: {fmt_plain_ratio(min(ratios))}..{fmt_plain_ratio(max(ratios))} "
+            f"over {stats.span({len(before), len(after)})} seeds")
+
+
 def ratio_at(line, a):
-    """'1.92x at 2 CPUs' and the point's disturbance marks."""
+    """'1.92x at 2 CPUs' and the point's marks; a bistable point's range."""
     if a.change is None:
         return "n/a"
-    return f"{fmt_ratio(a.change)} at {where(line)}" + compare.disturbed(line.row)
+    ratio = bistable_ratio(line) or fmt_ratio(a.change)
+    return f"{ratio} at {where(line)}" + compare.marks(line.row)
 
 
 def result_column(lines):
@@ -277,6 +289,10 @@ def footnotes(lines):
     if sims:
         out.append("Simulated: in virtual time on configs/machines/ (docs/sim.md), "
                    "each repetition its own seed: " + ", ".join(sims))
+        out.append("Simulated bistable: LOx..HIx: a side's seeds split in two "
+                   "(bistable, below): the after/before ratios between the sides' "
+                   "states, the medians of a bistable side's two parts and the "
+                   "other side's median")
     heres = [line.here for line in lines if line.here]
     if heres:
         out.append(f"This machine: the same ratio measured on {machine(heres[0].results)}, "

@@ -112,6 +112,33 @@ class StatsTest(unittest.TestCase):
         self.assertEqual(compare.header("down_write_failed_self_pct"),
                          ["Test", "before", "after", "pp change", "95% CI"])
 
+    def test_bistable_seeds(self):
+        # five seeds of a saturated line: 3 near 5.7M, 2 near 7.5M; the
+        # median (5.8M) and its spread (±2.6%) hide the second state
+        split = [5.7 * M, 7.4 * M, 5.75 * M, 7.5 * M, 5.8 * M]
+        low, high = stats.bistable(split)
+        self.assertEqual((low, high), ([5.7 * M, 5.75 * M, 5.8 * M], [7.4 * M, 7.5 * M]))
+        self.assertEqual(stats.states(split), [5.75 * M, 7.45 * M])
+        self.assertEqual(stats.fmt_cell(split), "5.80M ±2.6%")
+        self.assertEqual(stats.fmt_cell(split, seeds=True),
+                         "bistable: 5.70M..7.50M over 5 seeds")
+        # one seed of five in a second state is one too
+        self.assertEqual(stats.bistable([1.0, 1.0, 1.0, 1.0, 2.0]),
+                         ([1.0] * 4, [2.0]))
+        for stable in ([5.7, 5.9, 6.1, 6.3, 6.5],  # spread evenly: the ± says it
+                       [100.0, 100.0, 100.0, 109.0, 109.0],  # gap 9% < 10%
+                       [100.0, 110.0, 120.0, 135.0, 140.0],  # gap 15 < 2 x 20
+                       [5.7, 7.5],  # two seeds: no parts to tell apart
+                       [0.0, 0.0, 0.0]):
+            self.assertIsNone(stats.bistable(stable), stable)
+            self.assertEqual(stats.states(stable), [stats.median(stable)])
+            self.assertNotIn("bistable", stats.fmt_cell(stable, seeds=True))
+        # at the bounds: a gap of exactly 10% of the median and 2x the range
+        self.assertTrue(stats.bistable([100.0, 100.0, 100.0, 110.0, 110.0]))
+        self.assertIsNone(stats.bistable([100.0, 100.0, 100.0, 109.9, 110.0]))
+        self.assertTrue(stats.bistable([85.0, 95.0, 115.0, 115.0, 115.0]))
+        self.assertIsNone(stats.bistable([85.0, 95.0, 114.9, 115.0, 115.0]))
+
     def test_format(self):
         self.assertEqual(stats.fmt_value(12.34 * M), "12.3M")
         self.assertEqual(stats.fmt_value(456_700.0), "456.7k")
@@ -284,6 +311,45 @@ class CompareReportsWhatItDrops(unittest.TestCase):
         self.assertNotIn("w threads:2 [disturbed", out)
         self.assertIn("[disturbed k/n]: k of the row's n repetitions", out)
 
+    def test_starved_threads_are_marked(self):
+        def spread(low):
+            return {"thread_ops_per_sec_min": low, "thread_ops_per_sec_mean": 5.0}
+        rows = [self.row("a", 1, 10.0, **spread(5.0)), self.row("a", 1, 10.0, **spread(5.0)),
+                self.row("b", 1, 10.0, **spread(0.0)), self.row("b", 1, 10.0, **spread(0.4)),
+                self.row("a", 2, 10.0, **spread(0.49)), self.row("a", 2, 10.0, **spread(0.5)),
+                self.row("b", 2, 10.0, **spread(5.0)), self.row("b", 2, 10.0),
+                self.row("a", 4, 10.0, **spread(0.5)), self.row("b", 4, 10.0, **spread(4.0))]
+        out = run_cli("compare", self.results(rows), "--before=a", "--after=b").stdout
+        self.assertIn("w threads:1 [starved after 2/2]  ", out)
+        self.assertIn("w threads:2 [starved before 1/2]  ", out)
+        self.assertIn("w threads:4  ", out)
+        self.assertNotIn("w threads:4 [", out)
+        self.assertIn("[starved before k/n, after k/n]: in k of a side's n repetitions "
+                      "a thread did under 10% of the threads' mean", out)
+
+    def test_bistable_seeds_show_their_range(self):
+        split = [5.7 * M, 7.4 * M, 5.75 * M, 7.5 * M, 5.8 * M]
+        rows = [self.row("a", 16, v) for v in split] + \
+            [self.row("b", 16, v) for v in (7.6 * M, 7.7 * M, 7.5 * M, 7.6 * M, 7.6 * M)]
+        sim = self.results(rows, {"kscale_sim_machine": "x445"})
+        out = run_cli("compare", sim, "--before=a", "--after=b").stdout
+        self.assertRegex(row_for(out, "w threads:16"),
+                         r"^w threads:16  +bistable: 5\.70M\.\.7\.50M over 5 seeds  +"
+                         r"7\.60M ±0\.0%  +\+31\.0%")
+        self.assertIn("bistable: LO..HI over n seeds: a simulated side whose seeds "
+                      "split in two at the widest gap between neighbours, the gap at "
+                      "least 10% of the median and 2x the range within either part", out)
+        # measured here, repetitions are not seeds: the median stands
+        here = self.results(rows)
+        out = run_cli("compare", here, "--before=a", "--after=b").stdout
+        self.assertRegex(row_for(out, "w threads:16"), r"^w threads:16  +5\.80M ±2\.6%  ")
+        # two files: each side as its own file says
+        a = self.results(rows[:5], {"kscale_sim_machine": "x445"})
+        b = self.results([self.row("a", 16, v) for v in split])
+        out = run_cli("compare", a, b).stdout
+        self.assertRegex(row_for(out, "w a threads:16"),
+                         r"bistable: 5\.70M\.\.7\.50M over 5 seeds  +5\.80M ±2\.6%")
+
     def test_default_metric_is_the_models_primary(self):
         rows = [self.row("a", 1, 10.0, metric="total_MBps", ops_per_sec=1.0),
                 self.row("b", 1, 12.0, metric="total_MBps", ops_per_sec=1.0)]
@@ -291,7 +357,7 @@ class CompareReportsWhatItDrops(unittest.TestCase):
         proc = run_cli("compare", path, "--before=a", "--after=b")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("m: total_MBps, before=a after=b", proc.stdout)
-        self.assertNotIn("ops_per_sec", proc.stdout)
+        self.assertNotIn("m: ops_per_sec", proc.stdout)
 
     def test_contexts_that_matter_are_compared(self):
         rows = [self.row("a", 1, 10.0)]

@@ -128,6 +128,36 @@ class SummaryTest(unittest.TestCase):
         self.assertRegex(proc.stdout, r"On +Result +95% CI")
         self.assertIn("4.00x at 16 CPUs (sim)", proc.stdout)
 
+    def test_bistable_seeds_give_a_range(self):
+        # before: three seeds near 10, two near 13; after: one state, 20
+        self.results("sim", {"atomic": [10.0, 13.0, 10.1, 13.1, 9.9],
+                             "percpu": [20.0, 20.1, 19.9, 20.0, 20.0]},
+                     threads=(16,), sim=("x445", 16))
+        proc = self.summary("sim atomic percpu --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # 20 / 13.05 and 20 / 10: not the one 1.98x of the medians
+        self.assertRegex(line_for(proc.stdout, "000"),
+                         r" bistable: 1\.53x\.\.2\.00x over 5 seeds at 16 CPUs +\S+x\.\.\S+x +"
+                         r"significant$")
+        self.assertIn("Simulated bistable: LOx..HIx: a side's seeds split in two", proc.stdout)
+        # the same values measured here are one ratio of medians
+        self.results("mnt", {"atomic": [10.0, 13.0, 10.1, 13.1, 9.9],
+                             "percpu": [20.0, 20.1, 19.9, 20.0, 20.0]})
+        proc = self.summary("mnt atomic percpu --seed=000")
+        self.assertRegex(line_for(proc.stdout, "000"), r" 1\.98x at 2 CPUs ")
+
+    def test_starved_threads_are_marked(self):
+        rows = [{"name": f"mnt_writers/openbench/{variant}/mounts:1/threads:2",
+                 "run_type": "iteration", "threads": 2, "ops_per_sec": v,
+                 "thread_ops_per_sec_min": low, "thread_ops_per_sec_mean": v / 2}
+                for variant, v, low in [("atomic", 10.0, 5.0)] * 4 +
+                [("percpu", 20.0, 0.0)] * 4]
+        with open(os.path.join(self.tmp.name, "mnt.json"), "w") as f:
+            json.dump({"context": CONTEXT, "benchmarks": rows}, f)
+        proc = self.summary("mnt atomic percpu --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(" 2.00x at 2 CPUs [starved after 4/4] ", line_for(proc.stdout, "000"))
+
     def sensitivity(self, label, before, after, base, figures):
         doc = {"machine": "x445", "before": before, "after": after, "metric": None,
                "factor": 0.3, "base": base, "base_ci": [3.9, 4.3],

@@ -28,6 +28,11 @@ void kscale_set_counter(struct kscale_run *run, const char *name, double v)
 {
 }
 
+void set_thread_spread(struct kscale_run *run, double min, double mean,
+		       double max)
+{
+}
+
 int kscale_nr_distinct_cpus(const struct kscale_run *run)
 {
 	return 1;
@@ -90,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(memmem(data, size, "\"read\" : {", 10) &&
 		   memmem(data, size, "\"write\" : {", 11));
 	/* (NaN, from "nan", compares false) */
-	FUZZ_CHECK(!(t.io_min > t.io_max) && !(t.cpu_min > t.cpu_max));
+	FUZZ_CHECK(!(t.io_min > t.io_max) && !(t.cpu_min > t.cpu_max) &&
+		   !(t.iops_min > t.iops_max));
 	return 0;
 }

@@ -93,10 +93,10 @@ static double time_rounds(void)
 }
 
 /*
- * ps a block of the host's routine, pinned to the CPU it is on: the median
+ * ns a block of the host's routine, pinned to the CPU it is on: the median
  * of TIME_TRIES after one to warm up.
  */
-static int measure_block_ps(void *arg, double *ps, char *err, size_t len)
+static int measure_block_ns(void *arg, double *ns, char *err, size_t len)
 {
 	double blocks_a_round = *(double *)arg, v[TIME_TRIES];
 	struct affinity saved;
@@ -110,7 +110,7 @@ static int measure_block_ps(void *arg, double *ps, char *err, size_t len)
 	for (i = 0; i < TIME_TRIES; i++)
 		v[i] = time_rounds();
 	affinity_restore(&saved);
-	*ps = kscale_median(v, TIME_TRIES) / blocks_a_round * 1000;
+	*ns = kscale_median(v, TIME_TRIES) / blocks_a_round;
 	return 0;
 }
 
@@ -121,7 +121,6 @@ int sim_code_cost(struct sim_machine *m, bool here, double *insns_per_block,
 	long blocks = routine_blocks(STEP_ROUNDS) - routine_blocks(0);
 	double blocks_a_round = (double)(routine_blocks(TIME_ROUNDS) -
 					 routine_blocks(0)) / TIME_ROUNDS;
-	unsigned long ps;
 
 	if (insns <= 0 || blocks <= 0) {
 		snprintf(err, len, "the code's cost: %ld instructions in %ld "
@@ -134,9 +133,7 @@ int sim_code_cost(struct sim_machine *m, bool here, double *insns_per_block,
 		m->block_ns = *insns_per_block / (m->ipc * m->ghz);
 		return 0;
 	}
-	if (kscale_calibrated("sim.here.block_ps", &ps, measure_block_ps,
-			      &blocks_a_round, err, len))
-		return -1;
-	m->block_ns = ps / 1000.0;
-	return 0;
+	return kscale_calibrated_figure("sim.here.block_ns", &m->block_ns,
+					measure_block_ns, &blocks_a_round, err,
+					len);
 }

@@ -18,7 +18,7 @@ long sim_code_routine_counted(long rounds);
 
 /*
  * m->block_ns: ipc and ghz's for a machine, measured here at 1 CPU for
- * `here` (its ns a block kept as "sim.here.block_ps" in --calibration's
+ * `here` (its ns a block kept as "sim.here.block_ns" in --calibration's
  * file); *insns_per_block the routine's.  0, or -1 with one line in err.
  */
 int sim_code_cost(struct sim_machine *m, bool here, double *insns_per_block,

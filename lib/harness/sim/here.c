@@ -23,10 +23,12 @@
  *    models' copies and clears: fio's blocks of its file, a fresh page),
  *    an ordered cycle-counter read (their profiling), a clock_gettime()
  *    (their jiffies).
- * Each is the median of HERE_ROUNDS rounds.  A machine with one node has
- * no remote figures ("none"); with more, the remote memory figure is the
- * local one plus the remote transfer's excess over the node's, an
- * estimate.
+ * Each is the median of HERE_ROUNDS rounds, and a figure of
+ * --calibration's file (kscale_calibrated_figure()): "sim.here.NAME" and
+ * "sim.host.NAME" ("sim.here.wake_ns.idle_ns=IDLE" for wake_curve),
+ * reused when the file has it.  A machine with one node has no remote
+ * figures ("none"); with more, the remote memory figure is the local one
+ * plus the remote transfer's excess over the node's, an estimate.
  */
 #include <errno.h>
 #include <math.h>
@@ -42,13 +44,24 @@
 #include "../../sys/clock.h"
 #include "../../sys/futex.h"
 #include "../../sys/median.h"
+#include "../calibrate.h"
 #include "../kscale.h"
 #include "../linelat.h"
 #include "here.h"
 
 #define HERE_ROUNDS	7
 
-static double hit_ns(void)
+/* What a measure of here needs: CPUs, and figures measured before it. */
+struct here {
+	int a, b;		/* the CPU measured on, and another (or a) */
+	int pair;		/* a's partner of the line_ns_* being measured */
+	double hit_ns;		/* what atomic_ns leaves out */
+	double idle_ns;		/* the wake-up's idle before it (wake_curve) */
+	double (*once)(const struct here *h);	/* one round, or -1 */
+	int rounds;		/* of once(): their median */
+};
+
+static double hit_ns(const struct here *h)
 {
 	static volatile int word __attribute__((aligned(64)));
 	long i, n = 4000000;
@@ -59,7 +72,7 @@ static double hit_ns(void)
 	return (now_ns() - t) / n;
 }
 
-static double atomic_ns(double hit)
+static double atomic_ns(const struct here *h)
 {
 	static int word __attribute__((aligned(64)));
 	long i, n = 2000000;
@@ -67,12 +80,12 @@ static double atomic_ns(double hit)
 
 	for (i = 0; i < n; i++)
 		__asm__ __volatile__("lock; addl $1, %0" : "+m"(word) :: "memory");
-	t = (now_ns() - t) / n - hit;
+	t = (now_ns() - t) / n - h->hit_ns;
 	return t > 0 ? t : 0;
 }
 
 /* A 4 KiB block from anywhere in 64 MiB into a buffer in L1. */
-static double copy_ns_per_kib(void)
+static double copy_ns_per_kib(const struct here *h)
 {
 	static char to[4096] __attribute__((aligned(64)));
 	size_t size = 64 << 20, blocks = size / sizeof(to);
@@ -98,7 +111,7 @@ static double copy_ns_per_kib(void)
 	return kscale_median(v, HERE_ROUNDS);
 }
 
-static double rdtsc_once(void)
+static double rdtsc_once(const struct here *h)
 {
 	uint32_t lo, hi, sum = 0;
 	int j, n = 200000;
@@ -113,7 +126,7 @@ static double rdtsc_once(void)
 	return (now_ns() - t) / n;
 }
 
-static double clock_once(void)
+static double clock_once(const struct here *h)
 {
 	struct timespec ts;
 	int j, n = 200000;
@@ -124,21 +137,51 @@ static double clock_once(void)
 	return (now_ns() - t) / n;
 }
 
-void sim_host_work(struct sim_machine *m)
+/* kscale_calibrated_figure()'s measure: the median of h's rounds. */
+static int measure(void *arg, double *v, char *err, size_t len)
 {
-	double v[HERE_ROUNDS];
+	const struct here *h = arg;
+	double sample[HERE_ROUNDS];
 	int i;
 
-	m->copy_ns_per_kib = copy_ns_per_kib();
-	for (i = 0; i < HERE_ROUNDS; i++)
-		v[i] = rdtsc_once();
-	m->rdtsc_ns = kscale_median(v, HERE_ROUNDS);
-	for (i = 0; i < HERE_ROUNDS; i++)
-		v[i] = clock_once();
-	m->clock_ns = kscale_median(v, HERE_ROUNDS);
+	for (i = 0; i < h->rounds; i++) {
+		sample[i] = h->once(h);
+		if (sample[i] < 0) {
+			snprintf(err, len, "out of memory or a CPU refused");
+			return -1;
+		}
+	}
+	*v = kscale_median(sample, h->rounds);
+	return 0;
 }
 
-static double mem_ns(void)
+/* The figure "sim.<name>" into *v: of the file, or the median of rounds. */
+static int figure(const char *name, double (*once)(const struct here *),
+		  int rounds, struct here *h, double *v, char *err,
+		  size_t len)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "sim.%s", name);
+	h->once = once;
+	h->rounds = rounds;
+	return kscale_calibrated_figure(key, v, measure, h, err, len);
+}
+
+int sim_host_work(struct sim_machine *m, char *err, size_t len)
+{
+	struct here h = { 0 };
+
+	/* copy_ns_per_kib() takes its own median */
+	return figure("host.copy_ns_per_kib", copy_ns_per_kib, 1, &h,
+		      &m->copy_ns_per_kib, err, len) ||
+	       figure("host.rdtsc_ns", rdtsc_once, HERE_ROUNDS, &h,
+		      &m->rdtsc_ns, err, len) ||
+	       figure("host.clock_ns", clock_once, HERE_ROUNDS, &h,
+		      &m->clock_ns, err, len) ? -1 : 0;
+}
+
+static double mem_ns(const struct here *h)
 {
 	size_t lines = (64 << 20) / 64, i, j, *perm;
 	char *buf = aligned_alloc(64, lines * 64);
@@ -238,6 +281,18 @@ static double handover_ns(int a, int b, bool yield)
 	return t;
 }
 
+/* ctxsw_ns's round: sched_yield() between two threads on a. */
+static double yield_once(const struct here *h)
+{
+	return handover_ns(h->a, h->a, true);
+}
+
+/* wake_ns's round: futex wake-ups between a thread on a and one on b. */
+static double wake_once(const struct here *h)
+{
+	return handover_ns(h->a, h->b, false);
+}
+
 /* The wake-up after an idle of each of these (ns): wake_curve. */
 static const double wake_idle_ns[] = { 2000, 10000, 50000, 200000, 1000000 };
 #define WAKES_A_ROUND	50
@@ -269,84 +324,113 @@ static void *wake_sleeper(void *arg)
 }
 
 /*
- * What a futex wake-up of a thread asleep on CPU b costs, from the
+ * What a futex wake-up of a thread asleep on CPU h->b costs, from the
  * FUTEX_WAKE to its first instruction, after its CPU has been idle for
- * each of wake_idle_ns: a guest's idle loop may poll first (haltpoll),
- * a machine's go deeper the longer it waits.  Medians of HERE_ROUNDS
- * rounds; false if a CPU refused.
+ * h->idle_ns: a guest's idle loop may poll first (haltpoll), a machine's
+ * go deeper the longer it waits.  The median of HERE_ROUNDS rounds, or -1
+ * if a CPU refused.
  */
-static bool wake_curve(int a, int b, struct sim_machine *m)
+static double wake_after_idle(const struct here *h)
 {
 	struct waker *w = aligned_alloc(64, sizeof(*w));
 	double v[HERE_ROUNDS], t, sent, sum;
 	pthread_t sleeper;
-	size_t g;
 	int i, j;
 
 	memset(w, 0, sizeof(*w));
-	w->cpu = b;
+	w->cpu = h->b;
 	if (pthread_create(&sleeper, NULL, wake_sleeper, w)) {
 		free(w);
-		return false;
+		return -1;
 	}
-	for (g = 0; g < ARRAY_SIZE(wake_idle_ns) && !w->failed; g++) {
-		for (i = 0; i < HERE_ROUNDS; i++) {
-			for (sum = 0, j = 0; j < WAKES_A_ROUND; j++) {
-				while (!__atomic_load_n(&w->asleep,
-							__ATOMIC_ACQUIRE) &&
-				       !__atomic_load_n(&w->failed,
-							__ATOMIC_ACQUIRE))
-					;
-				__atomic_store_n(&w->asleep, false,
-						 __ATOMIC_RELEASE);
-				t = now_ns();
-				while (now_ns() < t + wake_idle_ns[g])
-					;
-				__atomic_store_n(&w->woke, 0, __ATOMIC_RELEASE);
-				sent = now_ns();
-				__atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
-				futex(&w->word, FUTEX_WAKE, 1, NULL);
-				while (!__atomic_load_n(&w->woke,
-							__ATOMIC_ACQUIRE) &&
-				       !__atomic_load_n(&w->failed,
-							__ATOMIC_ACQUIRE))
-					;
-				sum += (double)w->woke - sent;
-			}
-			v[i] = sum / WAKES_A_ROUND;
+	for (i = 0; i < HERE_ROUNDS && !w->failed; i++) {
+		for (sum = 0, j = 0; j < WAKES_A_ROUND; j++) {
+			while (!__atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE) &&
+			       !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+				;
+			__atomic_store_n(&w->asleep, false, __ATOMIC_RELEASE);
+			t = now_ns();
+			while (now_ns() < t + h->idle_ns)
+				;
+			__atomic_store_n(&w->woke, 0, __ATOMIC_RELEASE);
+			sent = now_ns();
+			__atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
+			futex(&w->word, FUTEX_WAKE, 1, NULL);
+			while (!__atomic_load_n(&w->woke, __ATOMIC_ACQUIRE) &&
+			       !__atomic_load_n(&w->failed, __ATOMIC_ACQUIRE))
+				;
+			sum += (double)w->woke - sent;
 		}
-		m->wake_idle_ns[g] = wake_idle_ns[g];
-		m->wake_at_ns[g] = kscale_median(v, HERE_ROUNDS);
+		v[i] = sum / WAKES_A_ROUND;
 	}
-	m->nr_wake = g;
 	while (!__atomic_load_n(&w->asleep, __ATOMIC_ACQUIRE) && !w->failed)
 		;
 	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&w->word, 1, __ATOMIC_RELEASE);
 	futex(&w->word, FUTEX_WAKE, 1, NULL);
 	pthread_join(sleeper, NULL);
-	i = w->failed;
+	t = w->failed ? -1 : kscale_median(v, HERE_ROUNDS);
 	free(w);
-	return !i;
+	return t;
 }
 
-static double median_of(double (*fn)(int, int, bool), int a, int b,
-			bool yield)
+/* line_ns_*'s round: linelat's ping-pong between a and its partner. */
+static double line_once(const struct here *h)
 {
-	double v[HERE_ROUNDS];
-	int i;
+	return linelat_pingpong(h->a, h->pair);
+}
 
-	for (i = 0; i < HERE_ROUNDS; i++)
-		if ((v[i] = fn(a, b, yield)) < 0)
+/* line_ns_*: the pair's, or NAN where this machine has no such pair. */
+static int line_figure(const char *name, int pair, struct here *h,
+		       double *v, char *err, size_t len)
+{
+	h->pair = pair;
+	*v = NAN;
+	/* linelat_pingpong() takes its own median */
+	return pair < 0 ? 0 : figure(name, line_once, 1, h, v, err, len);
+}
+
+/* The figures measured pinned to a (wake-ups from a). */
+static int pinned_figures(const struct topology *t, struct sim_machine *m,
+			  struct here *h, char *err, size_t len)
+{
+	char name[64];
+	size_t i;
+
+	if (figure("here.hit_ns", hit_ns, HERE_ROUNDS, h, &m->hit_ns, err,
+		   len))
+		return -1;
+	h->hit_ns = m->hit_ns;
+	if (figure("here.atomic_ns", atomic_ns, HERE_ROUNDS, h,
+		   &m->atomic_ns, err, len) ||
+	    figure("here.mem_ns_local", mem_ns, 1, h, &m->mem_ns_local, err,
+		   len) ||
+	    figure("here.ctxsw_ns", yield_once, HERE_ROUNDS, h, &m->ctxsw_ns,
+		   err, len) ||
+	    figure("here.wake_ns", wake_once, HERE_ROUNDS, h, &m->wake_ns,
+		   err, len))
+		return -1;
+	if (t->nr_cpus < 2)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(wake_idle_ns); i++) {
+		h->idle_ns = wake_idle_ns[i];
+		snprintf(name, sizeof(name), "here.wake_ns.idle_ns=%.0f",
+			 wake_idle_ns[i]);
+		m->wake_idle_ns[i] = wake_idle_ns[i];
+		/* wake_after_idle() takes its own median */
+		if (figure(name, wake_after_idle, 1, h, &m->wake_at_ns[i], err,
+			   len))
 			return -1;
-	return kscale_median(v, HERE_ROUNDS);
+	}
+	m->nr_wake = i;
+	return 0;
 }
 
 int sim_machine_here(const struct topology *t, struct sim_machine *m,
 		     char *err, size_t len)
 {
-	int a = t->cpus[0], b[NR_PAIRS], i;
-	double v[HERE_ROUNDS], line[NR_PAIRS];
+	int b[NR_PAIRS], ret;
+	struct here h = { .a = t->cpus[0] };
 	long l1 = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
 	struct affinity saved;
 
@@ -362,39 +446,29 @@ int sim_machine_here(const struct topology *t, struct sim_machine *m,
 		return -1;
 	}
 	m->line_bytes = l1 > 0 ? l1 : 64;
-	linelat_pairs(t, a, b);
-	for (i = 0; i < NR_PAIRS; i++)
-		line[i] = b[i] < 0 ? NAN : linelat_pingpong(a, b[i]);
-	m->line_ns_smt = line[PAIR_SMT];
-	m->line_ns_node = isnan(line[PAIR_NODE]) ? line[PAIR_SMT] :
-						   line[PAIR_NODE];
-	m->line_ns_remote = line[PAIR_REMOTE];
+	h.b = t->nr_cpus > 1 ? t->cpus[1] : h.a;
+	linelat_pairs(t, h.a, b);
+	if (line_figure("here.line_ns_smt", b[PAIR_SMT], &h, &m->line_ns_smt,
+			err, len) ||
+	    line_figure("here.line_ns_node", b[PAIR_NODE], &h,
+			&m->line_ns_node, err, len) ||
+	    line_figure("here.line_ns_remote", b[PAIR_REMOTE], &h,
+			&m->line_ns_remote, err, len))
+		return -1;
+	if (isnan(m->line_ns_node))
+		m->line_ns_node = m->line_ns_smt;
 	if (isnan(m->line_ns_node))
 		m->line_ns_node = 0;	/* one CPU: no transfer ever happens */
-	if (affinity_save(&saved) || affinity_pin(a)) {
-		snprintf(err, len, "here: cannot pin to CPU %d", a);
+	if (affinity_save(&saved) || affinity_pin(h.a)) {
+		snprintf(err, len, "here: cannot pin to CPU %d", h.a);
 		return -1;
 	}
-	for (i = 0; i < HERE_ROUNDS; i++)
-		v[i] = hit_ns();
-	m->hit_ns = kscale_median(v, HERE_ROUNDS);
-	for (i = 0; i < HERE_ROUNDS; i++)
-		v[i] = atomic_ns(m->hit_ns);
-	m->atomic_ns = kscale_median(v, HERE_ROUNDS);
-	m->mem_ns_local = mem_ns();
+	ret = pinned_figures(t, m, &h, err, len);
+	affinity_restore(&saved);
+	if (ret)
+		return -1;
 	m->mem_ns_remote = isnan(m->line_ns_remote) ? NAN :
 		m->mem_ns_local + m->line_ns_remote - m->line_ns_node;
-	m->ctxsw_ns = median_of(handover_ns, a, a, true);
-	m->wake_ns = median_of(handover_ns, a, t->nr_cpus > 1 ? t->cpus[1] : a,
-			       false);
-	if (t->nr_cpus > 1 && !wake_curve(a, t->cpus[1], m))
-		m->wake_ns = -1;
-	affinity_restore(&saved);
-	if (m->mem_ns_local < 0 || m->ctxsw_ns < 0 || m->wake_ns < 0) {
-		snprintf(err, len, "here: a measurement failed (out of memory "
-			 "or a CPU refused)");
-		return -1;
-	}
 	m->ghz = 0;	/* work is this machine's own: work_scale 1 */
 	return 0;
 }

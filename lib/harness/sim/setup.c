@@ -5,14 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernel/tsc.h"
+#include "../calibrate.h"
 #include "../context.h"
 #include "../kscale.h"
 #include "code_here.h"
 #include "here.h"
 #include "setup.h"
 
-/* This machine's clock, for work measured here and run there. */
-static double host_ghz(void)
+/* This machine's clock (GHz), for work measured here and run there. */
+static int host_ghz(void *arg, double *ghz, char *err, size_t len)
 {
 	char line[256];
 	double mhz = 0;
@@ -23,7 +25,21 @@ static double host_ghz(void)
 			break;
 	if (f)
 		fclose(f);
-	return mhz / 1000;
+	*ghz = mhz / 1000;
+	if (*ghz > 0)
+		return 0;
+	snprintf(err, len, "this machine's clock is unknown (/proc/cpuinfo "
+		 "has no cpu MHz): work measured here cannot be scaled");
+	return -1;
+}
+
+/* The cycle counter's rate: what the simulated one counts a virtual ns. */
+static int host_tsc(void *arg, double *tsc, char *err, size_t len)
+{
+	if (tsc_calibrate(err, len))
+		return -1;
+	*tsc = tsc_per_ns;
+	return 0;
 }
 
 static void add_ns(const char *key, double v)
@@ -103,20 +119,17 @@ static int sim_machine(const struct kscale_options *o, struct sim_machine *m,
 		/* its blocks are timed (code_here.c); siblings not measured */
 		m->ipc = m->smt_throughput = NAN;
 	} else {
-		if (sim_machine_load(o->sim, KSCALE_MACHINES_DIR, m, err, len))
+		if (sim_machine_load(o->sim, KSCALE_MACHINES_DIR, m, err, len) ||
+		    kscale_calibrated_figure("sim.host.ghz", &ghz, host_ghz, NULL,
+					     err, len))
 			return -1;
-		ghz = host_ghz();
-		if (ghz <= 0) {
-			snprintf(err, len, "--sim=%s: this machine's clock is "
-				 "unknown (/proc/cpuinfo has no cpu MHz): "
-				 "work measured here cannot be scaled", o->sim);
-			return -1;
-		}
 		m->work_scale = ghz / m->ghz;
 		kscale_add_context("sim_host_ghz", "%.3f", ghz);
 	}
-	sim_host_work(m);
-	if (sim_code_cost(m, !strcmp(o->sim, "here"), &insns_per_block, err,
+	if (sim_host_work(m, err, len) ||
+	    kscale_calibrated_figure("sim.host.tsc_per_ns", &tsc_per_ns,
+				     host_tsc, NULL, err, len) ||
+	    sim_code_cost(m, !strcmp(o->sim, "here"), &insns_per_block, err,
 			  len))
 		return -1;
 	kscale_add_context("sim_insns_per_block", "%.2f", insns_per_block);

@@ -4,8 +4,8 @@ import os
 import sys
 import tempfile
 
-from .. import cli, plot, summary
-from ..results import KscaleError, load, one_line
+from .. import cli, plot
+from ..results import KscaleError, load, one_line, simulated as sim_machine
 from . import figures
 from .machine import MAX_CPUS, context_machine, extended, machine_path, read_machine
 from .network import predict, slowdown, table_counts
@@ -120,10 +120,10 @@ def predict_command(argv):
     loaded = [load(p) for p in paths]
     by_machine = {}
     for res in loaded:
-        if machine := summary.simulated(res):
+        if machine := sim_machine(res):
             by_machine.setdefault(machine, []).append(res)
     simulated = {machine: gather(files) for machine, files in by_machine.items()}
-    loaded = [res for res in loaded if not summary.simulated(res)]
+    loaded = [res for res in loaded if not sim_machine(res)]
     series = gather(loaded)
     profiled = [s for s in series.values() if 1 in s.profiled]
     if not profiled:
