@@ -9,7 +9,8 @@
  * sees it pass, sleeps, wake-ups, timers
  * and the model disk take virtual time, a lock keeps its tasks apart, a
  * task nobody wakes is reported as a lost wake-up, a wake-up that comes
- * before the sleep is not lost, and the same seed gives
+ * before the sleep is not lost, the code between events costs its basic
+ * blocks, two hardware threads of a core share it, and the same seed gives
  * the same run.
  */
 #include <setjmp.h>
@@ -619,6 +620,96 @@ static void contend(uint64_t seed, unsigned long *ops, uint64_t *events)
 	sim_exit();
 }
 
+struct code_probe {
+	long n;			/* iterations of plain code */
+	uint64_t ns;		/* virtual ns they took */
+	uint64_t blocks;	/* basic blocks counted meanwhile */
+};
+
+static int code_list[64];
+
+/* A walk of plain loads and branches between two clock reads. */
+static void code_task(void *arg)
+{
+	struct code_probe *p = arg;
+	uint64_t t0, b0;
+	long i, sum = 0;
+
+	t0 = sim_now();
+	b0 = sim_code_blocks();
+	for (i = 0; i < p->n; i++)
+		sum += code_list[i % 64] & 1 ? i : -i;
+	p->blocks = sim_code_blocks() - b0;
+	p->ns = sim_now() - t0;
+	code_list[0] = (int)sum;
+}
+
+/*
+ * The code between two events costs its basic blocks at the machine's
+ * cost a block: n iterations take at least n blocks' time, and what the
+ * blocks counted meanwhile cost.
+ */
+static void test_code_costs_its_blocks(void **state)
+{
+	struct sim_machine m = machine;
+	struct code_probe p = { 10000, 0, 0 };
+	char err[128];
+
+	m.block_ns = 1;
+	assert_int_equal(sim_init(&m, 1, err, sizeof(err)), 0);
+	sim_spawn(0, code_task, &p);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	sim_exit();
+	assert_true(p.blocks >= (uint64_t)p.n);
+	assert_true(p.ns >= p.blocks && p.ns <= p.blocks + 10);
+}
+
+struct smt_work {
+	uint64_t until;		/* virtual ns */
+	long done;		/* 1 us pieces of work */
+};
+
+static void smt_task(void *arg)
+{
+	struct smt_work *w = arg;
+
+	while (sim_now() < w->until) {
+		sim_delay(1000);
+		w->done++;
+	}
+}
+
+/* Work of two tasks on cpus a and b over 1 ms, in 1 us pieces. */
+static long smt_pair(const struct sim_machine *m, int a, int b)
+{
+	struct smt_work w[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	char err[128];
+
+	assert_int_equal(sim_init(m, 1, err, sizeof(err)), 0);
+	sim_spawn(a, smt_task, &w[0]);
+	sim_spawn(b, smt_task, &w[1]);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	sim_exit();
+	return w[0].done + w[1].done;
+}
+
+/*
+ * Two hardware threads of one core share it: two tasks of pure work on a
+ * core's siblings do smt_throughput times one task's work, not twice it;
+ * on two cores, twice.
+ */
+static void test_smt_siblings_share_a_core(void **state)
+{
+	struct sim_machine m = machine;
+	long solo = 1000, siblings, cores;
+
+	m.smt_throughput = 1.25;
+	siblings = smt_pair(&m, 0, 1);
+	cores = smt_pair(&m, 0, 2);
+	assert_true(siblings >= 1.25 * solo - 2 && siblings <= 1.25 * solo + 2);
+	assert_true(cores >= 2 * solo - 2 && cores <= 2 * solo + 2);
+}
+
 /* The same seed, the same run to the operation; another seed, another. */
 static void test_same_seed_same_run(void **state)
 {
@@ -649,6 +740,8 @@ int main(void)
 		cmocka_unit_test(test_mutex_excludes_in_the_simulator),
 		cmocka_unit_test(test_lost_wakeup_is_caught),
 		cmocka_unit_test(test_wakeup_before_the_sleep_is_kept),
+		cmocka_unit_test(test_code_costs_its_blocks),
+		cmocka_unit_test(test_smt_siblings_share_a_core),
 		cmocka_unit_test(test_same_seed_same_run),
 	};
 

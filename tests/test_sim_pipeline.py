@@ -35,7 +35,8 @@ FIGURES = {
     'cpus': '16', 'nodes': '2', 'threads_per_core': '2', 'line_bytes': '64',
     'ghz': '2', 'hit_ns': '0.5', 'line_ns_smt': '15', 'line_ns_node': '60',
     'line_ns_remote': '180', 'mem_ns_local': '90', 'mem_ns_remote': '150',
-    'atomic_ns': '5', 'wake_ns': '3000', 'ctxsw_ns': '1500',
+    'atomic_ns': '5', 'wake_ns': '3000', 'ctxsw_ns': '1500', 'ipc': '1.5',
+    'smt_throughput': '1.25',
 }
 
 
@@ -485,7 +486,7 @@ class AcrossInvocations(unittest.TestCase):
         for name in ('sim.here.hit_ns', 'sim.here.atomic_ns',
                      'sim.here.line_ns_node', 'sim.here.mem_ns_local',
                      'sim.here.ctxsw_ns', 'sim.here.wake_ns',
-                     'sim.here.wake_ns.idle_ns=2000'):
+                     'sim.here.wake_ns.idle_ns=2000', 'sim.here.block_ns'):
             self.assertIn(name, names)
 
     def test_named_machine(self):

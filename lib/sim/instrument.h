@@ -11,7 +11,8 @@
  * byte, mutex, rwsem and OSQ locks built on them are instrumented where
  * they are written, with no model file changed.  A builtin's name inside
  * its own macro is not expanded again (C11 6.10.3.4).  Plain loads and
- * stores are not events: they cost nothing and are not ordered against
+ * stores are not events: they cost their basic blocks' time (code.c) and
+ * are not ordered against
  * other CPUs' events beyond the program order of the one host thread,
  * which makes every run sequentially consistent (a store-buffering bug
  * does not show here; torture and TSan are for those).

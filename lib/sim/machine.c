@@ -43,6 +43,8 @@ static const struct key keys[] = {
 	NUM(atomic_ns, 0, 10000),
 	NUM(wake_ns, 0, 1e7),
 	NUM(ctxsw_ns, 0, 1e7),
+	NUM(ipc, 0.05, 16),
+	NONE(smt_throughput, 1, 2),
 };
 
 #define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))
@@ -156,6 +158,8 @@ static int check(const char *path, struct sim_machine *m, char *err,
 		why = "line_bytes is not a power of two";
 	else if (m->threads_per_core > 1 && isnan(m->line_ns_smt))
 		why = "line_ns_smt is none with threads_per_core > 1";
+	else if (m->threads_per_core > 1 && isnan(m->smt_throughput))
+		why = "smt_throughput is none with threads_per_core > 1";
 	else if (m->nodes > 1 && (isnan(m->line_ns_remote) ||
 				  isnan(m->mem_ns_remote)))
 		why = "line_ns_remote or mem_ns_remote is none with nodes > 1";

@@ -35,11 +35,23 @@ struct sim_machine {
 	int nr_wake;
 	double wake_idle_ns[SIM_WAKE_POINTS], wake_at_ns[SIM_WAKE_POINTS];
 	double ctxsw_ns;	/* schedule() from one task to another */
+	double ipc;		/* instructions a cycle, integer server code */
+	/*
+	 * A core's throughput with both its threads busy against one
+	 * (threads_per_core 2): each runs at smt_throughput / 2 of its solo
+	 * speed while the other is busy.  NaN or 0: they do not slow.
+	 */
+	double smt_throughput;
 	double work_scale;	/* this machine's work ns -> the machine's */
 	/* the model's own instructions, measured here (as work: scaled) */
 	double copy_ns_per_kib;	/* memcpy/memset, ns a KiB */
 	double rdtsc_ns;	/* an ordered cycle-counter read */
 	double clock_ns;	/* a clock_gettime() */
+	/*
+	 * A basic block of the model's code (code.c): ipc and ghz's for a
+	 * machine, measured for `here` (lib/harness/sim/code_here.c).
+	 */
+	double block_ns;
 };
 
 /*

@@ -129,6 +129,7 @@ static struct sim {
 	struct sim_task *all;
 	void (*tick)(int cpu);
 	uint64_t slice;			/* ps */
+	uint64_t code_mark;		/* sim_code_blocks() charged so far */
 	struct sim_stats stats;
 } sim;
 
@@ -241,6 +242,7 @@ static void run_task(struct sim_task *t)
 	tls_load(t);
 	sim.running = t;
 	sim.stats.switches++;
+	sim.code_mark = sim_code_blocks();	/* the host's are not t's */
 #ifdef __SANITIZE_ADDRESS__
 	__sanitizer_start_switch_fiber(&fake, (char *)t->stack + SIM_GUARD_SIZE,
 				       SIM_STACK_SIZE);
@@ -269,6 +271,7 @@ static void to_sched(void)
 }
 
 static void cpu_next(struct sim_cpu *c);
+static void code_charge(struct sim_cpu *c);
 
 static void task_entry(void)
 {
@@ -279,6 +282,7 @@ static void task_entry(void)
 					&host_stack_size);
 #endif
 	t->fn(t->arg);
+	code_charge(t->cpu);
 	t->state = TASK_SIM_DEAD;
 	sim.nr_tasks--;
 	cpu_next(t->cpu);
@@ -369,8 +373,43 @@ static void sim_sync(struct sim_cpu *c)
 	}
 }
 
+/*
+ * What a CPU's work and code take against its solo speed: the hardware
+ * threads of a core share it, each at smt_throughput / 2 of its solo
+ * speed while another of them is busy (not idle) at its clock: it gives
+ * way first, so that they are where they are at that time.
+ */
+static double smt_slowdown(struct sim_cpu *c)
+{
+	int first = c->core * sim.m.threads_per_core, i;
+
+	if (!(sim.m.smt_throughput > 0) || sim.m.threads_per_core < 2)
+		return 1;
+	sim_sync(c);
+	for (i = first; i < first + sim.m.threads_per_core; i++) {
+		const struct sim_cpu *s = &sim.cpus[i];
+
+		if (i != c->id && (s->state != CPU_IDLE ||
+				   s->idle_since > c->clock))
+			return 2 / sim.m.smt_throughput;
+	}
+	return 1;
+}
+
+/* At an event: the model's basic blocks since the last one (code.c). */
+static void code_charge(struct sim_cpu *c)
+{
+	uint64_t n = sim_code_blocks() - sim.code_mark;
+
+	sim.code_mark += n;
+	c->clock += (uint64_t)(n * sim.m.block_ns * smt_slowdown(c) * PS +
+			       0.5);
+}
+
 uint64_t sim_now(void)
 {
+	if (sim_cpu_running)
+		code_charge(sim_cpu_running);
 	return (sim_cpu_running ? sim_cpu_running->clock : sim.ev_now) / PS;
 }
 
@@ -672,6 +711,7 @@ void sim_access(const volatile void *p, size_t size, int kind)
 		return;
 	(void)size;
 	sim.stats.events++;
+	code_charge(c);
 	sim_sync(c);
 	l = line_get((uintptr_t)p, c->node);
 	coherence(c, l, kind);
@@ -711,13 +751,19 @@ void sim_set_home(const void *p, size_t len, int node)
 	sim.nr_homes++;
 }
 
-/* ns of this machine's work (calibrated, or its own instructions'), scaled */
+/*
+ * The code since the last event, then ns of this machine's work
+ * (calibrated, or its own instructions'), scaled.
+ */
 static void host_work(double ns)
 {
 	struct sim_cpu *c = sim_cpu_running;
 
-	if (c)
-		c->clock += (uint64_t)(ns * sim.m.work_scale * PS + 0.5);
+	if (!c)
+		return;
+	code_charge(c);
+	c->clock += (uint64_t)(ns * sim.m.work_scale * smt_slowdown(c) * PS +
+			       0.5);
 }
 
 void sim_delay(uint64_t ns)
@@ -753,6 +799,7 @@ void sim_relax(void)
 	if (!c)
 		return;
 	sim.stats.events++;
+	code_charge(c);
 	c->clock += SIM_PAUSE;
 	for (i = 0; i < c->nr_reads; i++)
 		if (c->reads[i]->version != c->read_version[i])
@@ -921,6 +968,7 @@ void sim_sleep(uint64_t timeout_ns)
 	struct sim_cpu *c = t->cpu;
 
 	sim.stats.events++;
+	code_charge(c);
 	if (t->wake_pending) {
 		/*
 		 * try_to_wake_up() waited for p->on_cpu and queued it: the
@@ -953,6 +1001,8 @@ int sim_wake(struct sim_task *t)
 	if (t->state != TASK_SIM_SLEEPING)
 		return 0;
 	t->state = TASK_SIM_RUNNABLE;
+	if (sim_cpu_running)
+		code_charge(sim_cpu_running);
 	now = sim_cpu_running ? sim_cpu_running->clock : sim.ev_now;
 	if (c->curr) {
 		rq_add(c, t);
@@ -973,6 +1023,7 @@ void sim_yield_cpu(void)
 	struct sim_cpu *c = t->cpu;
 
 	sim.stats.events++;
+	code_charge(c);
 	if (!c->nr_queued)
 		return;
 	rq_add(c, t);
@@ -984,8 +1035,10 @@ void sim_migrate(int cpu)
 {
 	struct sim_task *t = sim.running;
 	struct sim_cpu *from = t->cpu, *to = &sim.cpus[cpu];
-	uint64_t now = from->clock;
+	uint64_t now;
 
+	code_charge(from);
+	now = from->clock;
 	if (from == to)
 		return;
 	cpu_next(from);

@@ -12,8 +12,10 @@
  * function of its seed.  An event costs what the coherence model says
  * (machine.h: hit, SMT sibling, same node, remote, memory), queued behind
  * the line's earlier transfers; calibrated work (ndelay()) advances the
- * clock by its length times the machine's work scale.  Code between
- * events costs nothing: the calibrated work stands for it.
+ * clock by its length times the machine's work scale.  The code between
+ * events costs its basic blocks (code.c) at the machine's cost a block,
+ * charged at the next event; a hardware thread's work and code run
+ * slower while its core's other thread is busy (smt_throughput).
  *
  * A spin (cpu_relax() after reads) does not burn host time: the CPU
  * parks until one of the lines it read since its last cpu_relax() is
@@ -63,6 +65,12 @@ void sim_host_write(const volatile void *p);
  * (else on their first toucher's).  Only the tests call it so far.
  */
 void sim_set_home(const void *p, size_t len, int node);
+
+/*
+ * Basic blocks the model's code has run on this host thread so far
+ * (code.c): the simulator's build counts them, the native build does not.
+ */
+uint64_t sim_code_blocks(void);
 
 /* Statistics of the run so far. */
 struct sim_stats {

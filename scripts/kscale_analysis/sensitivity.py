@@ -32,7 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__
 MACHINES = os.path.join(ROOT, "configs", "machines")
 # the costs the simulator reads (lib/sim/machine.c), which an estimate moves
 VARIED = ("ghz", "hit_ns", "line_ns_smt", "line_ns_node", "line_ns_remote",
-          "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns", "ctxsw_ns")
+          "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns", "ctxsw_ns",
+          "ipc", "smt_throughput")
 # what the restricted runs set themselves
 REPLACED = ("--variants=", "--benchmark_out=", "--benchmark_out_format=",
             "--sim=")

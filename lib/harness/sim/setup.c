@@ -9,6 +9,7 @@
 #include "../calibrate.h"
 #include "../context.h"
 #include "../kscale.h"
+#include "code_here.h"
 #include "here.h"
 #include "setup.h"
 
@@ -49,6 +50,14 @@ static void add_ns(const char *key, double v)
 		kscale_add_context(key, "%.1f", v);
 }
 
+static void add_ratio(const char *key, double v)
+{
+	if (isnan(v))
+		kscale_add_context(key, "none");
+	else
+		kscale_add_context(key, "%.2f", v);
+}
+
 static void add_wake_curve(const struct sim_machine *m)
 {
 	char buf[256] = "";
@@ -86,6 +95,9 @@ static void context_add_sim(const struct sim_machine *m, uint64_t seed)
 	add_ns("sim_copy_ns_per_kib", m->copy_ns_per_kib);
 	add_ns("sim_rdtsc_ns", m->rdtsc_ns);
 	add_ns("sim_clock_ns", m->clock_ns);
+	add_ratio("sim_ipc", m->ipc);
+	add_ratio("sim_smt_throughput", m->smt_throughput);
+	kscale_add_context("sim_block_ns", "%.3f", m->block_ns);
 }
 
 /* --sim's machine into m; 0, or -1 with one line in err. */
@@ -93,7 +105,7 @@ static int sim_machine(const struct kscale_options *o, struct sim_machine *m,
 		       char *err, size_t len)
 {
 	struct topology host;
-	double ghz;
+	double ghz, insns_per_block;
 	int ret;
 
 	if (!strcmp(o->sim, "here")) {
@@ -104,6 +116,8 @@ static int sim_machine(const struct kscale_options *o, struct sim_machine *m,
 		if (ret)
 			return -1;
 		m->work_scale = 1;
+		/* its blocks are timed (code_here.c); siblings not measured */
+		m->ipc = m->smt_throughput = NAN;
 	} else {
 		if (sim_machine_load(o->sim, KSCALE_MACHINES_DIR, m, err, len) ||
 		    kscale_calibrated_figure("sim.host.ghz", &ghz, host_ghz, NULL,
@@ -112,9 +126,14 @@ static int sim_machine(const struct kscale_options *o, struct sim_machine *m,
 		m->work_scale = ghz / m->ghz;
 		kscale_add_context("sim_host_ghz", "%.3f", ghz);
 	}
-	return sim_host_work(m, err, len) ||
-	       kscale_calibrated_figure("sim.host.tsc_per_ns", &tsc_per_ns,
-					host_tsc, NULL, err, len) ? -1 : 0;
+	if (sim_host_work(m, err, len) ||
+	    kscale_calibrated_figure("sim.host.tsc_per_ns", &tsc_per_ns,
+				     host_tsc, NULL, err, len) ||
+	    sim_code_cost(m, !strcmp(o->sim, "here"), &insns_per_block, err,
+			  len))
+		return -1;
+	kscale_add_context("sim_insns_per_block", "%.2f", insns_per_block);
+	return 0;
 }
 
 struct sim_setup *kscale_sim_setup(const struct kscale_options *o,
