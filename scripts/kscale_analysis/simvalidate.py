@@ -177,6 +177,16 @@ def measure_here(bench, out, log):
         lines.append(f'source.wake_curve = {src}')
     lines.append(f'ghz = {ghz}')
     lines.append('source.ghz = /proc/cpuinfo cpu MHz: work_scale is 1')
+    # its block's time as an ipc: the named machine charges insns / (ipc x ghz)
+    block_ns = statistics.median(float(p['kscale_sim_block_ns'])
+                                 for p in probes)
+    insns = float(ctx['kscale_sim_insns_per_block'])
+    lines.append(f'ipc = {insns / (block_ns * ghz):.4f}')
+    lines.append(f'source.ipc = {src}: {insns} instructions a block over '
+                 f'{block_ns} ns a block (the median) at {ghz} GHz')
+    lines.append('smt_throughput = none')
+    lines.append('source.smt_throughput = none: --sim=here measures no '
+                 'SMT siblings')
     path = os.path.join(out, 'here.conf')
     with open(path, 'w') as f:
         f.write('\n'.join(lines) + '\n')
