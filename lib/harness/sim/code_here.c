@@ -94,13 +94,17 @@ static double time_rounds(void)
 
 /*
  * ns a block of the host's routine, pinned to the CPU it is on: the median
- * of TIME_TRIES after one to warm up.
+ * of TIME_TRIES after one to warm up, over the counted routine's blocks.
  */
 static int measure_block_ns(void *arg, double *ns, char *err, size_t len)
 {
-	double blocks_a_round = *(double *)arg, v[TIME_TRIES];
+	double blocks_a_round = (double)(routine_blocks(TIME_ROUNDS) -
+					 routine_blocks(0)) / TIME_ROUNDS;
+	double v[TIME_TRIES];
 	struct affinity saved;
 	int i, cpu = sched_getcpu();
+
+	(void)arg;
 
 	if (cpu < 0 || affinity_save(&saved) || affinity_pin(cpu)) {
 		snprintf(err, len, "cannot pin to CPU %d", cpu);
@@ -119,8 +123,6 @@ int sim_code_cost(struct sim_machine *m, bool here, double *insns_per_block,
 {
 	long insns = routine_insns(STEP_ROUNDS) - routine_insns(0);
 	long blocks = routine_blocks(STEP_ROUNDS) - routine_blocks(0);
-	double blocks_a_round = (double)(routine_blocks(TIME_ROUNDS) -
-					 routine_blocks(0)) / TIME_ROUNDS;
 
 	if (insns <= 0 || blocks <= 0) {
 		snprintf(err, len, "the code's cost: %ld instructions in %ld "
@@ -134,6 +136,5 @@ int sim_code_cost(struct sim_machine *m, bool here, double *insns_per_block,
 		return 0;
 	}
 	return kscale_calibrated_figure("sim.here.block_ns", &m->block_ns,
-					measure_block_ns, &blocks_a_round, err,
-					len);
+					measure_block_ns, NULL, err, len);
 }
