@@ -198,19 +198,14 @@ int fio_wait(struct fio_proc *p, struct fio_totals *t, char *err, size_t len)
 		t->write_bw += w.bw_bytes;
 		iops = r.iops + w.iops;
 		t->iops += iops;
-		t->iops_min = t->iops_min < 0 || iops < t->iops_min ? iops :
-								     t->iops_min;
-		t->iops_max = iops > t->iops_max ? iops : t->iops_max;
+		min_max_add(iops, &t->iops_min, &t->iops_max);
 		t->ios += r.total_ios + w.total_ios;
 		io = r.io_bytes + w.io_bytes;
-		t->io_min = t->io_min < 0 || io < t->io_min ? io : t->io_min;
-		t->io_max = io > t->io_max ? io : t->io_max;
+		min_max_add(io, &t->io_min, &t->io_max);
 		/* the job's CPU time, as a share of its equal runtime */
 		cpu = fio_json_number(s, "usr_cpu") +
 		      fio_json_number(s, "sys_cpu");
-		t->cpu_min = t->cpu_min < 0 || cpu < t->cpu_min ? cpu :
-								   t->cpu_min;
-		t->cpu_max = cpu > t->cpu_max ? cpu : t->cpu_max;
+		min_max_add(cpu, &t->cpu_min, &t->cpu_max);
 		t->cpu += cpu;
 		t->ctx += fio_json_number(s, "ctx");
 	}
@@ -244,11 +239,10 @@ void fio_finish(struct kscale_run *run, struct fio_proc *p)
 	kscale_set_counter(run, "ops_per_sec", t.iops);
 	kscale_set_counter(run, "ops_per_sec_per_cpu",
 			   t.iops / kscale_nr_distinct_cpus(run));
-	kscale_set_counter(run, "fairness",
-			   t.io_max > 0 ? t.io_min / t.io_max : 0);
+	kscale_set_counter(run, "fairness", min_over_max(t.io_min, t.io_max));
 	set_thread_spread(run, t.iops_min, t.iops / t.jobs, t.iops_max);
 	kscale_set_counter(run, "cpu_fairness",
-			   t.cpu_max > 0 ? t.cpu_min / t.cpu_max : 0);
+			   min_over_max(t.cpu_min, t.cpu_max));
 	kscale_set_counter(run, "switches_per_io", t.ios ? t.ctx / t.ios : 0);
 	kscale_set_counter(run, "cpu_busy_pct",
 			   t.cpu / kscale_nr_distinct_cpus(run));

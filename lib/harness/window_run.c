@@ -18,11 +18,6 @@
 #include "progress.h"
 #include "window_run.h"
 
-static double min_over_max(double min, double max)
-{
-	return max > 0 ? min / max : 0;
-}
-
 void set_thread_spread(struct kscale_run *run, double min, double mean,
 		       double max)
 {
@@ -42,12 +37,10 @@ double set_counters(struct kscale_bench *b, const struct snapshot *start,
 	for (i = 0; i < run->nr_threads; i++) {
 		d = (double)(end[i].ops - start[i].ops);
 		total += d;
-		min = min < 0 || d < min ? d : min;
-		max = d > max ? d : max;
+		min_max_add(d, &min, &max);
 		c = end[i].cputime - start[i].cputime;
 		cpu += c;
-		cpu_min = cpu_min < 0 || c < cpu_min ? c : cpu_min;
-		cpu_max = c > cpu_max ? c : cpu_max;
+		min_max_add(c, &cpu_min, &cpu_max);
 	}
 	kscale_set_counter(run, "ops_per_sec", total / b->window);
 	kscale_set_counter(run, "ops_per_sec_per_cpu",

@@ -16,6 +16,19 @@ struct snapshot {
 	double cputime;
 };
 
+/* v into the least and the most seen so far (*min < 0: none yet). */
+static inline void min_max_add(double v, double *min, double *max)
+{
+	*min = *min < 0 || v < *min ? v : *min;
+	*max = v > *max ? v : *max;
+}
+
+/* A fairness: the least over the most, 0 when the most is 0. */
+static inline double min_over_max(double min, double max)
+{
+	return max > 0 ? min / max : 0;
+}
+
 /* The run's threads, its set-up on thread 0's CPU: false if it failed. */
 bool run_prepare(struct kscale_bench *b);
 /* After run_prepare(), when the run will not start after all. */
