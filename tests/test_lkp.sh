@@ -24,7 +24,7 @@ if [[ ! -x $ref/bin/lkp ]]; then
 fi
 if ! ruby -e 'require "active_support"; require "git"; require "term/ansicolor"
 	      require "colorize"; require "tty-command"' 2>/dev/null; then
-	echo "skip: ruby or its gems missing (scripts/kscale setup installs them)"
+	echo "skip: ruby or its gems missing (scripts/kscale setup lkp installs them)"
 	exit 77
 fi
 

@@ -427,7 +427,7 @@ def run_command(argv):
         check_only(runner.configs, specs, runner.build)
         return
     if os.environ.get("KSCALE_NO_SETUP") != "1":
-        status, _ = runner.call([f"{root}/scripts/kscale", "setup"])
+        status, _ = runner.call([f"{root}/scripts/kscale", "setup", "run"])
         if status:
             sys.exit(status)
     runner.run()

@@ -104,7 +104,7 @@ cmd_fuzz() {
 	done
 	[[ $seconds =~ ^[1-9][0-9]{0,6}$ ]] ||
 		die "fuzz: --seconds=$seconds: expected whole seconds from 1"
-	setup_unless_told_not_to
+	setup_unless_told_not_to test
 	mapfile -t targets < <(fuzz_targets)
 	if ! printf '%s\n' "${targets[@]}" | grep -q ' c '; then
 		printf 'kscale: fuzz: no libFuzzer target in %s (%s): %s\n' \
