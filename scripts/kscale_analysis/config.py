@@ -135,9 +135,11 @@ class Configs:
             check_selector(where, args[1])
             check_selector(where, args[2])
         elif directive == "plot":
-            if not args:
-                raise KscaleError(f"{where}: expected: plot LABEL [PLOT ARGS...]")
-            self.check_label_run(where, name, args[0])
+            if not args or args[0].startswith("-"):
+                raise KscaleError(f"{where}: expected: plot LABEL... [PLOT ARGS...]")
+            for arg in args:
+                if not arg.startswith("-"):
+                    self.check_label_run(where, name, arg)
         elif directive == "predict":
             if not args or args[0].startswith("-"):
                 raise KscaleError(f"{where}: expected: predict LABEL... [PREDICT ARGS...]")

@@ -22,7 +22,10 @@ DESCRIPTION = """\
 Plot each metric against the CPU (thread) count, one PNG and one SVG per
 (model, workload, knobs) and metric, a line per variant: the median over
 repetitions with min..max error bars. Several results files are merged
-(repetitions of identical benchmark names are pooled). The gnuplot binary can
+(repetitions of identical benchmark names are pooled); files of different
+sources, a simulated machine and this machine, keep their own lines, each
+variant named with its source ("atomic (ibm-x445-numa-2007)", "atomic
+(here)"). The gnuplot binary can
 be overridden with the KSCALE_GNUPLOT environment variable."""
 
 
@@ -200,7 +203,7 @@ def install(staged):
 def plot_command(argv):
     args = build_parser().parse_intermixed_args(argv)
     metrics = cli.metric_list(args.metric, DEFAULT_METRICS)
-    results = load_merged(args.results)
+    results = load_merged(args.results, by_source=True)
     for metric in metrics:
         results.require_metric(metric)
     gnuplot = find_gnuplot()

@@ -184,9 +184,17 @@ def _add_row(runs, row, path):
     run.rows.append(row)
 
 
-def load_merged(paths):
-    """Load several files into one Results; repetitions of equal names are pooled."""
+def load_merged(paths, by_source=False):
+    """Load several files into one Results; repetitions of equal names are
+    pooled.  by_source: where the files' sources differ (simulated machines,
+    this machine), each run's variant and name carry its source instead."""
     loaded = [load(p) for p in paths]
+    if by_source and len({simulated(res) for res in loaded}) > 1:
+        for res in loaded:
+            source = simulated(res) or "here"
+            for run in res.runs.values():
+                run.variant = f"{run.variant} ({source})"
+            res.runs = {f"{source}:{name}": run for name, run in res.runs.items()}
     merged = loaded[0]
     for res in loaded[1:]:
         for name, run in res.runs.items():

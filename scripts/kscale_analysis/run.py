@@ -69,6 +69,12 @@ def environment_dir(variable, default):
     return os.path.realpath(os.environ.get(variable) or default)
 
 
+def labels_options(args):
+    """A plot or predict line's words: (labels, options)."""
+    return ([a for a in args if not a.startswith("-")],
+            [a for a in args if a.startswith("-")])
+
+
 class Runner:
     """The steps of loaded configs executed, each file written through a
     temp file; SIGINT, SIGTERM or SIGHUP stop the bench running, finish
@@ -297,22 +303,27 @@ class Runner:
         self.write_atomic(f"{what} --format=markdown", f"{base}.md",
                           cmd + ["--format=markdown"])
 
-    def step_plot(self, name, label, *args):
-        """plot LABEL ARGS...: PNG and SVG files under PLOTS/<config-name>/."""
+    def step_plot(self, name, *args):
+        """plot LABEL... ARGS...: PNG and SVG files under PLOTS/<config-name>/,
+        the labels' results in one plot a point."""
+        labels, options = labels_options(args)
         directory = f"{self.plots}/{name}"
-        err(f"[{name}] plot {label} -> {rel(directory)}/\n")
-        status, files = self.call([self.tool("plot"), f"{self.results}/{name}/{label}.json",
-                                   f"--out-dir={directory}", *args], stdout=subprocess.PIPE)
+        err(f"[{name}] plot {' '.join(labels)} -> {rel(directory)}/\n")
+        status, files = self.call([self.tool("plot"),
+                                   *(f"{self.results}/{name}/{a}.json" for a in labels),
+                                   f"--out-dir={directory}", *options],
+                                  stdout=subprocess.PIPE)
         if status:
-            raise KscaleError(f"[{name}] plot {label} failed with exit status {status}", status)
+            raise KscaleError(f"[{name}] plot {' '.join(labels)} failed with exit "
+                              f"status {status}", status)
         self.written += output_lines(files)
 
     def step_predict(self, name, *args):
         """predict LABEL... ARGS...: kscale predict of those results files
         (the first one's directory gets predict.txt and .md), plots under
         PLOTS/<config-name>/."""
-        files = [f"{self.results}/{name}/{a}.json" for a in args if not a.startswith("-")]
-        options = [a for a in args if a.startswith("-")]
+        labels, options = labels_options(args)
+        files = [f"{self.results}/{name}/{a}.json" for a in labels]
         out(f"\n=== [{name}] predict {' '.join(args)} ===\n")
         status, _ = self.call([self.tool("predict"), *files,
                                f"--out-dir={self.plots}/{name}", *options])

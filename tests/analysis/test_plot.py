@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import tempfile
@@ -38,6 +39,26 @@ class PlanTest(unittest.TestCase):
         percpu1 = dict(plot.series(first_group, "ops_per_sec"))["percpu"]
         self.assertEqual(percpu1[0], (1, 17e6, 10e6, 24e6))  # 10 repetitions pooled
         self.assertEqual([t for t, *_ in percpu1], [1, 2, 4])
+
+    def test_sources_keep_their_own_lines(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        sim = os.path.join(tmp.name, "sim.json")
+        with open(RUN_B) as f:
+            doc = json.load(f)
+        doc.setdefault("context", {})["kscale_sim_machine"] = "x445"
+        with open(sim, "w") as f:
+            json.dump(doc, f)
+        res = results.load_merged([RUN_A, sim], by_source=True)
+        first_group = next(iter(results.group_runs(res.runs.values()).values()))
+        lines = dict(plot.series(first_group, "ops_per_sec"))
+        self.assertEqual(sorted(lines), ["atomic (here)", "atomic (x445)",
+                                         "percpu (here)", "percpu (x445)"])
+        self.assertEqual(lines["percpu (here)"], [(1, 12e6, 10e6, 14e6),
+                                                  (2, 14e6, 10e6, 18e6)])
+        # one source: pooled as before
+        self.assertEqual(results.load_merged([RUN_A, RUN_B], by_source=True).variants(),
+                         ["atomic", "percpu"])
 
     def test_single_cpu_count_gets_padded_xrange(self):
         single = plot.Plot("out/x", "t", "ops/s", [("v", [(2, 5.0, 4.0, 6.0)])])

@@ -100,6 +100,8 @@ class RunCheckTest(unittest.TestCase):
                 ("run a mnt_writers --sim=here\nheadline a x y --seed=000 --sensitivity\n",
                  "headline --sensitivity: run a is not simulated on a machine file"),
                 ("run a mnt_writers\npredict a b\n", "no earlier 'run b'"),
+                ("run a mnt_writers\nplot a b --metric=m\n", "no earlier 'run b'"),
+                ("run a mnt_writers\nplot --metric=m a\n", "expected: plot LABEL..."),
                 ("run a mnt_writers\npredict --machine=x\n", "expected: predict LABEL...")):
             with self.subTest(config=text):
                 path = self.config(text)
@@ -109,7 +111,7 @@ class RunCheckTest(unittest.TestCase):
 
     def test_latin1_byte_at_the_end_of_a_line(self):
         # read says 1 at an incomplete UTF-8 character: it was a silent exit 1
-        path = self.config("run a mnt_writers\nplot a \udcc2\n")
+        path = self.config("run a mnt_writers\nplot a --metric=\udcc2\n")
         proc = self.kscale("run", "--check", path, LC_ALL="C.UTF-8")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("OK: 1 run, 0 compare, 1 plot", proc.stdout)
