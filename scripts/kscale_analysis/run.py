@@ -364,6 +364,7 @@ class Runner:
             err(f"[{name}] summary -> {rel(base)}.txt, .md\n")
             status, files = self.call(
                 [self.tool("summary"), f"--claims={self.configs.claims_path}",
+                 f"--sim-validation={self.results}/sim-validate/validation.json",
                  f"--out={base}", f"{self.results}/{name}", *map(" ".join, headlines)],
                 stdout=subprocess.PIPE)
             if status:

@@ -10,7 +10,10 @@ the lines are judged together, as the rows of one table.  A simulated
 results file (bench --sim) makes the column "Simulated", and --here=LABEL
 adds the same ratio measured on this machine (configs/seeds-at-scale.conf);
 --sensitivity adds, under the table, how the simulated ratio moved with
-each estimated figure of the machine (`kscale sim-sensitivity`).
+each estimated figure of the machine (`kscale sim-sensitivity`).  A
+simulated figure's line says whether `kscale sim-validate` reproduced the
+seed's ratio on this machine (--sim-validation): one figure a claim, its
+source and its validation side by side.
 """
 
 import csv
@@ -19,12 +22,13 @@ import sys
 from dataclasses import dataclass
 
 from . import cli, compare, sensitivity, stats
+from .predict.seeds import validated
 from .results import KscaleError, load, simulated
 
 PROG = "kscale summary"
 HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
                    "[--sensitivity]")
-USAGE = (f"{PROG} --claims=FILE [--out=BASE] RESULTS_DIR "
+USAGE = (f"{PROG} --claims=FILE [--sim-validation=FILE] [--out=BASE] RESULTS_DIR "
          f"'{HEADLINE_SYNTAX}'...")
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
 HEADER = ["Seed", "Bottleneck", "Before -> after", "Seed reported", "On",
@@ -40,10 +44,14 @@ primary one), its bootstrap 95% confidence interval and the verdict of
 `kscale compare`. Where LABEL.json was simulated (bench --sim) the
 column is "Simulated" and the ratio the simulated machine's; --here=HERE
 adds a column "This machine": the same ratio at HERE.json's one point
-where BEFORE and AFTER pair up (their threads:N left out), measured here;
+where BEFORE and AFTER pair up at its most tasks (their threads:N
+replaced), measured here;
 --sensitivity adds a note of LABEL's ratio with each estimated machine
 figure 30% lower and higher (LABEL.sensitivity.*.json, written by
-`kscale sim-sensitivity`). With --out=BASE the table is written to BASE.txt and,
+`kscale sim-sensitivity`). A table with simulated lines has a column
+"Validated": whether `kscale sim-validate`'s --sim-validation file (its
+validation.json; none: not validated) reproduced the seed's ratio on this
+machine, and by how much. With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -87,6 +95,9 @@ def build_parser():
                         help=f"'{HEADLINE_SYNTAX}', one argument each")
     parser.add_argument("--claims", required=True, metavar="FILE",
                         help="what each seed reported (configs/seed-claims.tsv)")
+    parser.add_argument("--sim-validation", metavar="FILE",
+                        help="kscale sim-validate's validation.json (default: "
+                             "none, the simulated figures not validated)")
     parser.add_argument("--out", metavar="BASE",
                         help="write BASE.txt and BASE.md instead of printing")
     return parser
@@ -142,8 +153,10 @@ def headline_line(results_dir, headline, claims, here=False):
     results = load(os.path.join(results_dir, f"{label}.json"))
     before, after = headline.before, headline.after
     if here:
-        # the seed's scale pinned in the selectors is not this machine's
-        before, after = unpinned(before), unpinned(after)
+        # the seed's scale pinned in the selectors is not this machine's:
+        # here's is its most tasks
+        most = max(run.threads for run in results.runs.values())
+        before, after = unpinned(before, most), unpinned(after, most)
     metric, row = compare.one_point(results, before, after, headline.metric, what)
     line = Line(headline, claim, results, row, metric)
     if headline.sensitivity and not here:
@@ -163,10 +176,10 @@ def headline_line(results_dir, headline, claims, here=False):
     return line
 
 
-def unpinned(selector):
-    """The selector without its threads:N."""
-    return "/".join(part for part in selector.split("/")
-                    if not part.startswith("threads:"))
+def unpinned(selector, threads):
+    """The selector with threads:THREADS for its threads:N."""
+    return "/".join([part for part in selector.split("/")
+                     if not part.startswith("threads:")] + [f"threads:{threads}"])
 
 
 def fmt_ratio(change):
@@ -237,10 +250,25 @@ def header(lines):
     cells[HEADER.index("Here")] = result_column(lines)
     if any(line.here for line in lines):
         cells.append("This machine")
+    if any(simulated(line.results) for line in lines):
+        cells.append("Validated")
     return cells
 
 
-def table_cells(lines):
+def validation_cell(line, validation):
+    """Whether kscale sim-validate reproduced the seed's ratio here: 'yes,
+    +2.8% here at 2 threads', 'no: ...'; '-' for a line measured here."""
+    if not simulated(line.results):
+        return "-"
+    ok, why = validated(line.headline.seed, validation)
+    if not ok:
+        return f"no: {why}"
+    entry = (validation["seeds"].get(line.headline.seed) or
+             validation["seeds"][line.headline.seed.split("-")[0]])
+    return f"yes, {entry['error_pct']:+.1f}% here at {entry['threads']} threads"
+
+
+def table_cells(lines, validation):
     """A row of cells per line, the lines judged together."""
     mixed = result_column(lines) == "Result"
     heres = [line.here for line in lines if line.here]
@@ -257,6 +285,8 @@ def table_cells(lines):
         if heres:
             cells.append(ratio_at(line.here, here_of[id(line.here)])
                          if line.here else "-")
+        if "Validated" in header(lines):
+            cells.append(validation_cell(line, validation))
         body.append(cells)
     return body
 
@@ -289,6 +319,10 @@ def footnotes(lines):
     if sims:
         out.append("Simulated: in virtual time on configs/machines/ (docs/sim.md), "
                    "each repetition its own seed: " + ", ".join(sims))
+        out.append("Validated: whether `kscale sim-validate` (this machine measured "
+                   "and simulated as `here`, at 1-2 CPUs) reproduced the seed's ratio "
+                   "within its tolerance: a check of the simulator on this machine, "
+                   "not of the seed's machine at the seed's scale")
         out.append("Simulated bistable: LOx..HIx: a side's seeds split in two "
                    "(bistable, below): the after/before ratios between the sides' "
                    "states, the medians of a bistable side's two parts and the "
@@ -335,13 +369,13 @@ def sensitivity_note(line):
             f"{doc['machine']} x{1 - factor:g} / x{1 + factor:g}: {moves}")
 
 
-def report(lines, markdown):
+def report(lines, markdown, validation):
     if result_column(lines) == "Simulated":
         title = "kscale summary: each seed's headline simulated on its machine"
     else:
         title = f"kscale summary: each seed's headline on {machine(lines[0].results)}"
     head = header(lines)
-    body = table_cells(lines)
+    body = table_cells(lines, validation)
     if markdown:
         out = [f"**{title}**", "", compare.markdown_row(head),
                "|" + "|".join(":---" for _ in head) + "|"]
@@ -360,12 +394,13 @@ def summary_command(argv):
     claims = read_claims(args.claims)
     lines = [headline_line(args.results_dir, parse_headline(text), claims)
              for text in args.headlines]
+    validation = args.sim_validation and cli.read_json_if_any(args.sim_validation)
     if not args.out:
-        sys.stdout.write(report(lines, markdown=False))
+        sys.stdout.write(report(lines, False, validation))
         return
     for ext, markdown in ((".txt", False), (".md", True)):
         try:
-            cli.write_atomic(args.out + ext, report(lines, markdown))
+            cli.write_atomic(args.out + ext, report(lines, markdown, validation))
         except OSError as e:
             raise KscaleError(f"cannot write {args.out}{ext}: {e.strerror or e}") from None
         print(args.out + ext)

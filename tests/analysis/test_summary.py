@@ -112,10 +112,12 @@ class SummaryTest(unittest.TestCase):
         proc = self.summary("sim atomic/threads:16 percpu/threads:16 --seed=000 --here=here")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("each seed's headline simulated on its machine", proc.stdout)
-        self.assertRegex(proc.stdout, r"On +Simulated +95% CI +Verdict +This machine\n")
+        self.assertRegex(proc.stdout, r"On +Simulated +95% CI +Verdict +This machine "
+                                      r"+Validated\n")
         self.assertRegex(line_for(proc.stdout, "000"),
                          r"-> percpu/threads:16 +~4x +NUMA and SMP +4\.00x at 16 CPUs +4\.00x\.\.4\.00x "
-                         r"+significant +1\.50x at 2 CPUs$")
+                         r"+significant +1\.50x at 2 CPUs +no: no kscale sim-validate "
+                         r"results for this machine$")
         self.assertIn("sim.json on x445", proc.stdout)
         self.assertIn("This machine: the same ratio measured on Test CPU, 2 CPUs", proc.stdout)
         # a simulated --here is no measurement of this machine
@@ -128,6 +130,32 @@ class SummaryTest(unittest.TestCase):
         self.assertRegex(proc.stdout, r"On +Result +95% CI")
         self.assertIn("4.00x at 16 CPUs (sim)", proc.stdout)
 
+    def test_validation_and_here_at_its_most_tasks(self):
+        self.results("sim", {"atomic": [10.0] * 5, "percpu": [40.0] * 5},
+                     threads=(16,), sim=("x445", 16))
+        # here at 1 and 2 threads: the line is its most tasks' (2)
+        rows = [{"name": f"mnt_writers/openbench/{v}/mounts:1/threads:{n}",
+                 "run_type": "iteration", "threads": n, "ops_per_sec": x * n}
+                for n, xs in ((1, (10.0, 10.0)), (2, (10.0, 30.0)))
+                for v, x in zip(("atomic", "percpu"), xs) for _ in range(5)]
+        with open(os.path.join(self.tmp.name, "here.json"), "w") as f:
+            json.dump({"context": CONTEXT, "benchmarks": rows}, f)
+        validation = os.path.join(self.tmp.name, "validation.json")
+        headline = "sim atomic/threads:16 percpu/threads:16 --seed=000 --here=here"
+        for ok, cell in ((True, r"yes, \+2\.8% here at 2 threads"),
+                         (False, r"no: kscale sim-validate's 000 ratio on this "
+                                 r"machine is off by \+31% \(tolerance 15%\)")):
+            with self.subTest(ok=ok):
+                with open(validation, "w") as f:
+                    json.dump({"ratio_tol_pct": 15, "seeds": {"000": {
+                        "ok": ok, "error_pct": 2.8 if ok else 31.0, "threads": 2}}}, f)
+                proc = run_cli("summary", f"--claims={self.claims}",
+                               f"--sim-validation={validation}", self.tmp.name, headline)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertRegex(line_for(proc.stdout, "000"),
+                                 r" 3\.00x at 2 CPUs +" + cell + "$")
+                self.assertIn("not of the seed's machine at the seed's scale", proc.stdout)
+
     def test_bistable_seeds_give_a_range(self):
         # before: three seeds near 10, two near 13; after: one state, 20
         self.results("sim", {"atomic": [10.0, 13.0, 10.1, 13.1, 9.9],
@@ -138,7 +166,7 @@ class SummaryTest(unittest.TestCase):
         # 20 / 13.05 and 20 / 10: not the one 1.98x of the medians
         self.assertRegex(line_for(proc.stdout, "000"),
                          r" bistable: 1\.53x\.\.2\.00x over 5 seeds at 16 CPUs +\S+x\.\.\S+x +"
-                         r"significant$")
+                         r"significant +no: ")
         self.assertIn("Simulated bistable: LOx..HIx: a side's seeds split in two", proc.stdout)
         # the same values measured here are one ratio of medians
         self.results("mnt", {"atomic": [10.0, 13.0, 10.1, 13.1, 9.9],
