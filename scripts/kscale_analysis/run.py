@@ -20,10 +20,11 @@ usage: kscale run [--check] [CONFIG...] [-- BENCH ARGS...]
 
 Set up, then execute each CONFIG: a NAME for configs/NAME.conf, or a path
 (with a '/' or ending in .conf).  The default, configs/default.conf (whose
-header describes the format), is the quick tour: each seed's headline in
-about a minute on 2 CPUs, ending with one summary table; 'kscale run
-seeds' is the full reproduction of the four seeds (53 minutes on 2
-CPUs).  For a config NAME.conf, results go to results/NAME/ (LABEL.json,
+header describes the format), is the quick tour: each seed's headline
+measured here and simulated on the seed's machine at its scale in about
+a minute on 2 CPUs, ending with one summary table and one plot; 'kscale
+run seeds' is the full reproduction of the four seeds (53 minutes on 2
+CPUs), 'kscale run predict' what kscale predict reads.  For a config NAME.conf, results go to results/NAME/ (LABEL.json,
 LABEL.log with the command line, compare tables as .txt and .md, the
 summary table as summary.txt and .md) and plots to plots/NAME/ (see
 KSCALE_RESULTS, KSCALE_PLOTS in kscale --help).  Compare tables, a list

@@ -1,6 +1,6 @@
 """The one list of models (scripts/kscale_analysis/models.py) against the
 experiment definitions that name models: each model has a run in
-configs/default.conf and configs/oversubscribe.conf."""
+configs/default.conf, configs/oversubscribe.conf and configs/predict.conf."""
 
 import os
 import unittest
@@ -10,7 +10,7 @@ from kscale_analysis.models import MODELS
 from . import REPO
 
 # The configs that run every model (docs/adding-a-model.md).
-EVERY_MODEL = ("default", "oversubscribe")
+EVERY_MODEL = ("default", "oversubscribe", "predict")
 
 
 def benches(config):

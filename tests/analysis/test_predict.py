@@ -566,6 +566,12 @@ class PipelineTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("\n009 ", proc.stdout)
         self.assertNotIn("\n000 ", proc.stdout)
+        # none: no seed table, the seeds' figures are a summary's
+        proc = self.predict(self.profiled, self.plain, "--seeds=none")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("seeds: predicted after/before", proc.stdout)
+        self.assertIn("seeds: predicted after/before", self.predict(
+            self.profiled, self.plain).stdout)
 
     def test_machine_option_and_out_dir(self):
         out_dir = os.path.join(self.tmp, "elsewhere")
@@ -594,9 +600,9 @@ class PipelineTest(unittest.TestCase):
     def test_default_results(self):
         proc = self.predict(env={"KSCALE_RESULTS": os.path.join(self.tmp, "results")})
         self.assertEqual(proc.returncode, 2)
-        self.assertRegex(proc.stderr, r"^kscale predict: no results in \S+/default: ")
-        os.rename(self.results, os.path.join(self.tmp, "results", "default"))
-        self.results = os.path.join(self.tmp, "results", "default")
+        self.assertRegex(proc.stderr, r"^kscale predict: no results in \S+/predict: ")
+        os.rename(self.results, os.path.join(self.tmp, "results", "predict"))
+        self.results = os.path.join(self.tmp, "results", "predict")
         proc = self.predict(env={"KSCALE_RESULTS": os.path.join(self.tmp, "results")})
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("1-thread profiles in mnt.json, p_mnt.json", proc.stdout)

@@ -63,8 +63,8 @@ class RunCheckTest(unittest.TestCase):
 
     def test_default_and_counts(self):
         proc = self.kscale("run", "--check")
-        self.assertIn("configs/default.conf: OK: 13 run, 0 compare, 0 plot, 0 predict, "
-                      "13 headline lines", proc.stdout)
+        self.assertIn("configs/default.conf: OK: 8 run, 0 compare, 1 plot, 0 predict, "
+                      "5 headline lines", proc.stdout)
         path = self.config("run a mnt_writers\ncompare a x y\nplot a\nplot a --metric=m\n"
                            "predict a --machine=x\n")
         proc = self.kscale("run", "--check", path, "--", "--cpus=1")

@@ -71,7 +71,9 @@ def build_parser():
                              "machines/NAME.conf beside it")
     parser.add_argument("--seeds", metavar="LIST",
                         help="only these seeds' lines of the seed table "
-                             "(comma-separated; default: every seed)")
+                             "(comma-separated; default: every seed; none: no "
+                             "seed table, where a summary gives the seeds' "
+                             "figures)")
     parser.add_argument("--sim-validation", metavar="FILE",
                         help="kscale sim-validate's verdicts on this machine "
                              "(default: $KSCALE_RESULTS/sim-validate/validation.json)")
@@ -80,14 +82,14 @@ def build_parser():
 
 
 def default_results():
-    directory = os.path.join(results_dir(), "default")
+    directory = os.path.join(results_dir(), "predict")
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
     except OSError:
         names = []
     if not names:
-        raise KscaleError(f"no results in {directory}: run 'scripts/kscale run' "
-                          "(the tour's profiled lines), or name RESULTS files")
+        raise KscaleError(f"no results in {directory}: run 'scripts/kscale run "
+                          "predict' (configs/predict.conf), or name RESULTS files")
     return [os.path.join(directory, n) for n in names]
 
 
@@ -134,7 +136,9 @@ def predict_command(argv):
     target = (read_machine(machine_path(args.machine, os.path.join(ROOT, "configs", "machines")))
               if args.machine else extended(here))
     scales = read_seed_scale(args.seed_scale)
-    if args.seeds:
+    if args.seeds == "none":
+        scales = []
+    elif args.seeds:
         wanted = args.seeds.split(",")
         unknown = [seed for seed in wanted if seed not in {s.seed for s in scales}]
         if unknown:
