@@ -22,6 +22,7 @@
 #include "calibrate.h"
 #include "context.h"
 #include "../sys/cpulist.h"
+#include "../sys/process.h"
 #include "fatal.h"
 #include "linelat.h"
 #include "options.h"
@@ -296,6 +297,7 @@ static char *redirect_out(struct kscale_options *o)
 
 	if (!o->out)
 		return NULL;
+	remove_dead_tmp(o->out);
 	if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0 ||
 	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
 		die(o->prog, "out of memory");

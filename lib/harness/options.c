@@ -381,7 +381,7 @@ int kscale_check_ns_or_auto(const char *value, char *err, size_t len)
 {
 	if (!strcmp(value, "auto"))
 		return 0;
-	return kscale_check_long(value, 0, 10 * 1000 * 1000, err, len);
+	return kscale_check_long(value, 0, KSCALE_MAX_NS, err, len);
 }
 
 size_t kscale_parse_size(const char *value)
