@@ -95,7 +95,8 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			"others and save them all in FILE (runs on two\n"
 			"kernels at the same work)"),
 		KSCALE_FLAG_BOOL("dry-run", &o->dry_run, "0",
-			"print the thread -> CPU -> node plan and exit"),
+			"print the thread counts, variants, knob values and\n"
+			"the thread -> CPU -> node plan, and exit"),
 		KSCALE_FLAG_ACTION("list", 0, &o->list,
 			"list workloads, variants, knobs and flags"),
 		KSCALE_FLAG_ACTION("help", 'h', &o->help, "this text"),
