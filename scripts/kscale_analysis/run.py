@@ -2,6 +2,7 @@
 results files, then their compare tables, plots, predictions,
 sensitivities and summary tables."""
 
+import fcntl
 import os
 import re
 import signal
@@ -90,6 +91,7 @@ class Runner:
         self.summaries = []  # summary tables (.txt), printed last
         self.child = None  # what runs now
         self.bench = False  # ...is a bench binary (stopped by a signal)
+        self.locks = []  # the results directories' locks, held to the end
 
     def tool(self, name):
         return f"{self.scripts}/kscale-{name}"
@@ -148,10 +150,29 @@ class Runner:
         try:
             self.configs.check_binaries(self.build)
             self.configs.check_dry_runs(self.build, self.extra_args)
+            self.lock_results()
             self.run_steps()
             self.summarize_written()
         finally:
             self.remove_tmp_files()
+
+    def lock_results(self):
+        """Each config's results directory for this run alone (flock on
+        RESULTS/.NAME.lock, held until exit): two runs there would each
+        measure under the other's load and mix their files."""
+        for name in dict.fromkeys(step.config for step in self.configs.steps):
+            os.makedirs(self.results, exist_ok=True)
+            fd = os.open(f"{self.results}/.{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                         0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                raise KscaleError(f"{rel(self.results)}/{name}: another kscale run "
+                                  f"(pid {holder or '?'}) is writing there") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self.locks.append(fd)
 
     def run_steps(self):
         """Each run's progress line estimates the time left from the time so far."""

@@ -140,6 +140,14 @@ test_commands() {
 		plot "$fixture" --out-dir=/proc/kscale
 	refused "plot into /sys" "$fixture" "/sys/kernel" want=2 "$kscale" \
 		plot "$fixture" --out-dir=/sys/kernel
+	# a second run on a results directory: flock(1) holds it meanwhile
+	mkdir -p -- "$tmp/locked"
+	cp -- "$tmp/conf.base" "$tmp/lk.conf"
+	refused "a second run on one results directory" "$tmp/lk.conf" \
+		"another kscale run" flock "$tmp/locked/.lk.lock" env \
+		KSCALE_RESULTS="$tmp/locked" "$kscale" run "$tmp/lk.conf"
+	[[ $(ls -A "$tmp/locked") == .lk.lock ]] ||
+		fail "a second run" "wrote $(ls -A "$tmp/locked")"
 	# stdout a pipe whose reader is gone before it starts (| head -1 of
 	# a longer output): EPIPE, not a traceback
 	refused "compare into a closed pipe" "$fixture" "broken pipe" want=1 \
