@@ -224,6 +224,8 @@ class Sensitivity(unittest.TestCase):
             with open(path, 'w') as f:
                 f.write(text.replace('source.atomic_ns = tests',
                                      'source.atomic_ns = estimate: tests'))
+            # the run's results, which --label names
+            open(os.path.join(d, 'prim.json'), 'w').close()
             p = subprocess.run(
                 [os.path.join(ROOT, 'scripts', 'kscale-sim-sensitivity'),
                  f'--results-dir={d}', '--label=prim',

@@ -12,6 +12,7 @@
 #include "../sys/clock.h"
 #include "../sys/affinity.h"
 #include "../sys/median.h"
+#include "../sys/process.h"
 #include "kscale.h"
 #include "calibrate.h"
 
@@ -165,7 +166,8 @@ static int add(const char *name, const char *text)
 
 /*
  * A number FILE may hold: up to 15 digits (a double keeps them exactly),
- * then, for a figure, '.' and up to 6 more.
+ * then, for a figure, '.' and up to 6 more; at most KSCALE_MAX_NS, as a
+ * knob's ns (no figure of the host is larger).
  */
 static bool number(const char *s)
 {
@@ -173,10 +175,13 @@ static bool number(const char *s)
 
 	if (!whole || whole > 15)
 		return false;
-	if (!s[whole])
-		return true;
-	part = strspn(s + whole + 1, "0123456789");
-	return s[whole] == '.' && part && part <= 6 && !s[whole + 1 + part];
+	if (s[whole]) {
+		part = strspn(s + whole + 1, "0123456789");
+		if (s[whole] != '.' || !part || part > 6 ||
+		    s[whole + 1 + part])
+			return false;
+	}
+	return strtod(s, NULL) <= KSCALE_MAX_NS;
 }
 
 /* "NAME VALUE": 0, or -1 with what is wrong with it in err. */
@@ -192,8 +197,9 @@ static int parse_line(char *line, char *err, size_t len)
 	*value++ = '\0';
 	value += strspn(value, " \t");
 	if (!number(value)) {
-		snprintf(err, len, "%s: expected a number such as 12 or "
-			 "0.345, got '%.40s'", name, value);
+		snprintf(err, len, "%s: expected a number from 0 to %d such "
+			 "as 12 or 0.345, got '%.40s'", name, KSCALE_MAX_NS,
+			 value);
 		return -1;
 	}
 	if (find(name)) {
@@ -216,6 +222,7 @@ int kscale_calibration_load(const char *path, char *err, size_t len)
 	ssize_t n;
 
 	file.path = path;
+	remove_dead_tmp(path);
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
@@ -225,8 +232,16 @@ int kscale_calibration_load(const char *path, char *err, size_t len)
 	}
 	while (!ret && (n = getline(&line, &size, f)) >= 0) {
 		nr++;
-		if (n && line[n - 1] == '\n')
+		if (line[n - 1] == '\n') {
 			line[--n] = '\0';
+		} else {
+			/* save() ends every line: this one was cut short */
+			snprintf(err, len, "--calibration=%s: line %d: no "
+				 "newline at its end (the file cut short?)",
+				 path, nr);
+			ret = -1;
+			break;
+		}
 		if (!n || line[0] == '#')
 			continue;
 		ret = parse_line(line, why, sizeof(why));
@@ -297,8 +312,13 @@ static int calibrated(const char *name, double *v, bool whole,
 		snprintf(err, len, "calibrating %s: %s", name, why);
 		return -1;
 	}
-	if (!(m > 0 && m < 1e15))
+	if (!(m > 0))
 		m = 0;
+	if (m > KSCALE_MAX_NS) {
+		snprintf(err, len, "calibrating %s: measured %g, more than "
+			 "the %d a value may be", name, m, KSCALE_MAX_NS);
+		return -1;
+	}
 	if (whole)
 		snprintf(text, sizeof(text), "%lu", (unsigned long)m);
 	else

@@ -57,8 +57,10 @@ static inline int kscale_calibrate(kscale_round_fn *round, void *arg,
  * --calibration=FILE keeps the work `auto` stood for, so that runs on two
  * kernels (or builds) compare at the same work, and the figures a --sim
  * run measures on the host, so that it runs the same the next time.  One
- * "NAME VALUE" a line, VALUE up to 15 digits and, for a figure, a '.' and
- * up to 6 more; lines that are empty or start with '#' are comments.
+ * "NAME VALUE" a line ending in a newline, VALUE digits and, for a figure,
+ * a '.' and up to 6 more, at most KSCALE_MAX_NS; lines that are empty or
+ * start with '#' are comments; a line cut short (no newline) is refused.
+ * The temp files of writers that died before renaming theirs are removed.
  * NAME is the model and knob, then what the value depends on:
  * "mnt_writers.path_work_ns", "rwsem.io_path_ns.read.size=..."; or
  * "sim.host.*" and "sim.here.*" for --sim's figures.  What describes the

@@ -185,6 +185,7 @@ int kscale_check_long(const char *value, long min, long max, char *err,
 		      size_t len);
 int kscale_check_bool(const char *value, char *err, size_t len);
 /* A knob of ns of calibrated work: a number up to 10 ms, or "auto". */
+#define KSCALE_MAX_NS	(10 * 1000 * 1000)
 int kscale_check_ns_or_auto(const char *value, char *err, size_t len);
 /* Its value in a run, `measured` standing for "auto". */
 unsigned long kscale_knob_ns(const struct kscale_run *run, const char *name,

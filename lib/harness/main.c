@@ -22,6 +22,7 @@
 #include "calibrate.h"
 #include "context.h"
 #include "../sys/cpulist.h"
+#include "../sys/process.h"
 #include "fatal.h"
 #include "linelat.h"
 #include "options.h"
@@ -234,7 +235,19 @@ static void dry_run(const struct registry *r)
 	printf("thread counts (--cpus=%s):", r->o->cpus ? r->o->cpus : "sweep");
 	for (i = 0; i < r->nr_counts; i++)
 		printf("%s%d", i ? "," : " ", r->counts[i]);
+	/* what the run's names will hold: kscale run --check reads them */
+	printf("\nvariants:");
+	for (i = j = 0; i < kscale_variants.nr; i++)
+		if (r->o->variant_on[i])
+			printf("%s%s", j++ ? "," : " ",
+			       kscale_variants.rows[i].name);
 	printf("\n");
+	for (i = 0; i < r->m->nr_knobs; i++) {
+		printf("knob %s:", r->m->knobs[i].name);
+		for (j = 0; j < r->o->knobs[i].nr; j++)
+			printf("%s%s", j ? "," : " ", r->o->knobs[i].value[j]);
+		printf("\n");
+	}
 	for (i = 0; i < r->nr_counts; i++) {
 		cpu = malloc(r->counts[i] * sizeof(int));
 		if (placement_plan(r->t, &r->o->placement_policy, r->counts[i],
@@ -296,6 +309,7 @@ static char *redirect_out(struct kscale_options *o)
 
 	if (!o->out)
 		return NULL;
+	remove_dead_tmp(o->out);
 	if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0 ||
 	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
 		die(o->prog, "out of memory");
@@ -494,13 +508,14 @@ int main(int argc, char **argv)
 	setup_topology(&r, &t, &o);
 	select_names(&r);
 	select_counts(&r);
+	/* a dry run checks Google Benchmark's flags too, writing nothing */
+	tmp = o.dry_run ? NULL : redirect_out(&o);
+	if (kb_initialize(&o.gb_argc, o.gb_argv, err, sizeof(err)))
+		die(m->name, err);
 	if (o.dry_run) {
 		dry_run(&r);
 		return 0;
 	}
-	tmp = redirect_out(&o);
-	if (kb_initialize(&o.gb_argc, o.gb_argv, err, sizeof(err)))
-		die(m->name, err);
 	kscale_calibrate_cpu(r.order[0]);
 	/* --sim's set-up measured it, or took it from the file */
 	if (!o.sim && tsc_calibrate(err, sizeof(err)))

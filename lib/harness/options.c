@@ -95,7 +95,8 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			"others and save them all in FILE (runs on two\n"
 			"kernels at the same work)"),
 		KSCALE_FLAG_BOOL("dry-run", &o->dry_run, "0",
-			"print the thread -> CPU -> node plan and exit"),
+			"print the thread counts, variants, knob values and\n"
+			"the thread -> CPU -> node plan, and exit"),
 		KSCALE_FLAG_ACTION("list", 0, &o->list,
 			"list workloads, variants, knobs and flags"),
 		KSCALE_FLAG_ACTION("help", 'h', &o->help, "this text"),
@@ -381,7 +382,7 @@ int kscale_check_ns_or_auto(const char *value, char *err, size_t len)
 {
 	if (!strcmp(value, "auto"))
 		return 0;
-	return kscale_check_long(value, 0, 10 * 1000 * 1000, err, len);
+	return kscale_check_long(value, 0, KSCALE_MAX_NS, err, len);
 }
 
 size_t kscale_parse_size(const char *value)

@@ -61,16 +61,74 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * A figure as a machine file writes it: decimal digits, a '.' and more
+ * digits, an exponent; *d finite.  strtod() alone takes "nan", "inf",
+ * hex and a number cut after its '.' or 'e'.
+ */
+static bool number(const char *v, double *d)
+{
+	const char *p = v + (*v == '-' || *v == '+');
+	size_t n = strspn(p, "0123456789");
+
+	if (!n)
+		return false;
+	p += n;
+	if (*p == '.') {
+		n = strspn(++p, "0123456789");
+		if (!n)
+			return false;
+		p += n;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += p[1] == '-' || p[1] == '+';
+		n = strspn(++p, "0123456789");
+		if (!n)
+			return false;
+		p += n;
+	}
+	if (*p)
+		return false;
+	errno = 0;
+	*d = strtod(v, NULL);
+	return !errno && isfinite(*d);
+}
+
+/* The key's index in keys[], or NR_KEYS. */
+static unsigned int key_index(const char *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KEYS && strcmp(k, keys[i].name); i++)
+		;
+	return i;
+}
+
+/*
+ * Every line "key = value" of a key the simulator reads, the name, the
+ * optional wake_curve or a source.KEY of one of them, each once; the
+ * last line ends in a newline (a file cut short does not).
+ */
 static int parse(FILE *f, const char *path, struct sim_machine *m,
 		 char *err, size_t len)
 {
 	bool seen[NR_KEYS] = { false }, sourced[NR_KEYS] = { false };
-	char line[4096], *k, *v, *end;
+	bool named = false, curved = false, curve_sourced = false, *once;
+	char line[4096], *k, *v;
 	unsigned int i, lineno = 0;
+	size_t n;
 	double d;
 
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
+		n = strlen(line);
+		if (!n || line[n - 1] != '\n') {
+			snprintf(err, len, "%s:%u: %s", path, lineno,
+				 n == sizeof(line) - 1 ? "a line of over 4094 "
+				 "characters" : "no newline at the end (the "
+				 "file cut short?)");
+			return -1;
+		}
 		line[strcspn(line, "#\n")] = '\0';
 		k = trim(line);
 		if (!*k)
@@ -84,14 +142,36 @@ static int parse(FILE *f, const char *path, struct sim_machine *m,
 		*v++ = '\0';
 		k = trim(k);
 		v = trim(v);
+		if (!strcmp(k, "name"))
+			once = &named;
+		else if (!strcmp(k, "wake_curve"))
+			once = &curved;
+		else if (!strcmp(k, "source.wake_curve"))
+			once = &curve_sourced;
+		else if (!strncmp(k, "source.", 7) &&
+			 key_index(k + 7) < NR_KEYS)
+			once = &sourced[key_index(k + 7)];
+		else if (key_index(k) < NR_KEYS)
+			once = &seen[key_index(k)];
+		else
+			once = NULL;
+		if (!once || *once) {
+			snprintf(err, len, once ? "%s:%u: %s given twice" :
+				 "%s:%u: unknown key '%s' "
+				 "(configs/machines/README)", path, lineno, k);
+			return -1;
+		}
+		*once = true;
 		if (!strcmp(k, "name")) {
 			snprintf(m->name, sizeof(m->name), "%s", v);
 			continue;
 		}
 		if (!strncmp(k, "source.", 7)) {
-			for (i = 0; i < NR_KEYS; i++)
-				if (!strcmp(k + 7, keys[i].name))
-					sourced[i] = *v != '\0';
+			if (!*v) {
+				snprintf(err, len, "%s:%u: %s is empty", path,
+					 lineno, k);
+				return -1;
+			}
 			continue;
 		}
 		if (!strcmp(k, "wake_curve")) {
@@ -104,16 +184,11 @@ static int parse(FILE *f, const char *path, struct sim_machine *m,
 			}
 			continue;
 		}
-		for (i = 0; i < NR_KEYS && strcmp(k, keys[i].name); i++)
-			;
-		if (i == NR_KEYS)
-			continue;	/* another tool's key */
+		i = key_index(k);
 		if (keys[i].none_ok && !strcmp(v, "none")) {
 			d = NAN;
 		} else {
-			errno = 0;
-			d = strtod(v, &end);
-			if (errno || end == v || *end || d < keys[i].min ||
+			if (!number(v, &d) || d < keys[i].min ||
 			    d > keys[i].max ||
 			    (keys[i].integer && d != floor(d))) {
 				snprintf(err, len, "%s:%u: %s = '%s': not %s "
@@ -127,7 +202,10 @@ static int parse(FILE *f, const char *path, struct sim_machine *m,
 			*(int *)((char *)m + keys[i].off) = (int)d;
 		else
 			*(double *)((char *)m + keys[i].off) = d;
-		seen[i] = true;
+	}
+	if (ferror(f)) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
 	}
 	for (i = 0; i < NR_KEYS; i++) {
 		if (!seen[i]) {
@@ -216,11 +294,12 @@ int sim_machine_wake_curve(struct sim_machine *m, const char *text)
 
 	while (*p) {
 		idle = strtod(p, &end);
-		if (end == p || *end != ':' || idle < 0)
+		if (end == p || *end != ':' || !isfinite(idle) || idle < 0)
 			return -1;
 		p = end + 1;
 		wake = strtod(p, &end);
-		if (end == p || wake < 0 || n == SIM_WAKE_POINTS ||
+		if (end == p || !isfinite(wake) || wake < 0 ||
+		    n == SIM_WAKE_POINTS ||
 		    (n && idle <= m->wake_idle_ns[n - 1]))
 			return -1;
 		m->wake_idle_ns[n] = idle;

@@ -11,4 +11,10 @@
 
 int thread_as_process(void);
 
+/*
+ * The temp files "<path>.tmp.<pid>" of writers of path that are gone (one
+ * SIGKILLed between writing its temp file and renaming it) removed.
+ */
+void remove_dead_tmp(const char *path);
+
 #endif

@@ -66,11 +66,54 @@ def write_atomic(path, text):
         raise
 
 
-def run(prog, func, argv):
-    """Call func(argv); print KscaleError as 'prog: message' and return its status."""
+def write_together(files):
+    """Write each (path, bytes) of files through a temp file beside it,
+    then rename them all: a file that cannot be written (a read-only
+    directory, a full disk) leaves every path as it was."""
+    temps = []
+    try:
+        for path, data in files:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            temps.append(temp_path(path))
+            with open(temps[-1], "wb") as f:
+                f.write(data)
+    except OSError:
+        for tmp in temps:
+            os.unlink(tmp)
+        raise
+    for tmp, (path, _) in zip(temps, files):
+        os.replace(tmp, path)
+
+
+def failure(func, argv):
+    """Call func(argv): None, or (message, exit status) of how it failed."""
     try:
         func(argv)
+        sys.stdout.flush()
     except KscaleError as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return e.status
-    return 0
+        return str(e), e.status
+    except BrokenPipeError:
+        # the reader left: nothing more reaches it, not even at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return "output closed (broken pipe)", 1
+    except OSError as e:
+        return f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}", 1
+    except KeyboardInterrupt:
+        return "interrupted", 130
+    return None
+
+
+def run(prog, func, argv):
+    """Call func(argv); print KscaleError as 'prog: message' and return its
+    status.  No traceback either for what the world does to a command: its
+    output closed (`| head -1`: 1), Ctrl-C (130), a file it cannot read or
+    write (read-only, a full disk, a missing directory: 1), each one line;
+    its files go through temp files, so none is half-written."""
+    failed = failure(func, argv)
+    if not failed:
+        return 0
+    try:
+        print(f"{prog}: {KscaleError(failed[0])}", file=sys.stderr)
+    except OSError:
+        pass
+    return failed[1]

@@ -4,9 +4,12 @@ loads, so that a run finds its problems before anything runs."""
 
 import os
 import re
+import subprocess
 from dataclasses import dataclass, field
 
+from . import compare, plot
 from .compare import parse_selector
+from .predict import command as predict
 from .results import KscaleError
 from .summary import HEADLINE_SYNTAX, read_claims
 
@@ -71,6 +74,7 @@ class Configs:
     labels: dict = field(default_factory=dict)  # (config, label) -> where it runs
     run_args: dict = field(default_factory=dict)  # (config, label) -> BINARY ARGS...
     headlines: dict = field(default_factory=dict)  # config -> its headline lines
+    headline_wheres: dict = field(default_factory=dict)  # config -> their "file:line"s
     claims_path: str = ""
 
     def __post_init__(self):
@@ -97,6 +101,7 @@ class Configs:
         lines = data.split(b"\n")
         if lines[-1] == b"":
             lines.pop()
+        nr_steps = 0  # None once a line is read
         for lineno, raw in enumerate(lines, start=1):
             where = f"{rel(path)}:{lineno}"
             line = raw.replace(b"\0", b"").decode("utf-8", "surrogateescape")
@@ -107,6 +112,10 @@ class Configs:
             words = re.split(r"[ \t]+", line.strip(" \t"))
             if words != [""]:
                 self.line(path, name, where, words[0], words[1:])
+                nr_steps = None
+        if nr_steps is not None:
+            raise KscaleError(f"{origin}{rel(path)}: an empty config (no include, "
+                              "run, compare, plot, predict or headline line)")
         self.stack.pop()
 
     def line(self, path, name, where, directive, args):
@@ -134,18 +143,22 @@ class Configs:
             self.check_label_run(where, name, args[0])
             check_selector(where, args[1])
             check_selector(where, args[2])
+            check_tool_args(where, compare, ["x.json", f"--before={args[1]}",
+                                             f"--after={args[2]}", *args[3:]])
         elif directive == "plot":
             if not args or args[0].startswith("-"):
                 raise KscaleError(f"{where}: expected: plot LABEL... [PLOT ARGS...]")
             for arg in args:
                 if not arg.startswith("-"):
                     self.check_label_run(where, name, arg)
+            check_tool_args(where, plot, ["x.json", *(a for a in args if a.startswith("-"))])
         elif directive == "predict":
             if not args or args[0].startswith("-"):
                 raise KscaleError(f"{where}: expected: predict LABEL... [PREDICT ARGS...]")
             for arg in args:
                 if not arg.startswith("-"):
                     self.check_label_run(where, name, arg)
+            check_tool_args(where, predict, args)
         elif directive == "headline":
             if len(args) < 3:
                 raise KscaleError(f"{where}: expected: headline {HEADLINE_SYNTAX}")
@@ -154,6 +167,7 @@ class Configs:
             check_selector(where, args[2])
             self.check_headline_options(where, name, args[0], args[3:])
             self.headlines.setdefault(name, []).append(args)
+            self.headline_wheres.setdefault(name, []).append(where)
             return
         else:
             raise KscaleError(f"{where}: unknown directive '{directive}' "
@@ -200,6 +214,37 @@ class Configs:
             if path and not (os.path.isfile(path) and os.access(path, os.X_OK)):
                 raise KscaleError(f"{step.where}: no bench binary {rel(path)}")
 
+    def check_dry_runs(self, build, extra_args):
+        """Every run line's binary asked with --dry-run (its flags, knobs,
+        variants, machine, the extra BENCH ARGS), then each compare and
+        headline selector against the variants and knob values that run
+        line plans: what the run would refuse, before anything runs."""
+        planned = {}
+        for step in self.steps:
+            if step.directive != "run":
+                continue
+            label, binary, *args = step.args
+            cmd = [f"{build}/bench/{binary}", *bench_args(args), *extra_args, "--dry-run"]
+            try:
+                p = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL)
+            except OSError as e:
+                raise KscaleError(f"{step.where}: run {label}: cannot run {rel(cmd[0])}: "
+                                  f"{e.strerror}") from None
+            if p.returncode:
+                why = os.fsdecode(p.stderr).strip().splitlines() or \
+                    [f"exit status {p.returncode}"]
+                raise KscaleError(f"{step.where}: run {label}: {why[0]}")
+            planned[step.config, label] = dry_run_plan(os.fsdecode(p.stdout))
+        for step in self.steps:
+            if step.directive == "compare":
+                for side in step.args[1:3]:
+                    check_planned(step.where, step.args[0], side,
+                                  planned[step.config, step.args[0]])
+        for name, headlines in self.headlines.items():
+            for where, (label, before, after, *_) in zip(self.headline_wheres[name], headlines):
+                for side in (before, after):
+                    check_planned(where, label, side, planned[name, label])
+
     def counts(self):
         """'N run, N compare, N plot, N predict, N headline lines'."""
         counts = {d: 0 for d in ("run", "compare", "plot", "predict")}
@@ -228,6 +273,53 @@ def check_selector(where, text):
     if not ok:
         raise KscaleError(f"{where}: bad variant '{text}' "
                           "(expected VARIANT or VARIANT/KNOB:VALUE...)")
+
+
+def dry_run_plan(text):
+    """A bench's --dry-run: (allowed CPUs, thread counts, variants,
+    {knob: values})."""
+    cpus, counts, variants, knobs = None, [], [], {}
+    for line in text.splitlines():
+        key, _, value = line.partition(": ")
+        if key.startswith("thread counts"):
+            counts = [int(n) for n in value.split(",")]
+        elif key == "variants":
+            variants = value.split(",")
+        elif key.startswith("knob "):
+            knobs[key[len("knob "):]] = value.split(",")
+        elif cpus is None and " CPUs allowed" in value:
+            cpus = int(value.split()[0])
+            knobs["placement"] = [value.rpartition("; placement ")[2]]
+    return cpus, counts, variants, knobs
+
+
+def check_planned(where, label, text, plan):
+    """A selector of run LABEL names a variant and knob values it runs."""
+    cpus, counts, variants, knobs = plan
+    variant, selector_knobs = parse_selector(text)
+    if variant not in variants:
+        raise KscaleError(f"{where}: '{text}': run {label} has no variant {variant} "
+                          f"(it runs {', '.join(variants) or 'none'})")
+    for knob, value in selector_knobs.items():
+        if knob == "threads":
+            if compare.thread_count(value, cpus) not in counts:
+                raise KscaleError(f"{where}: '{text}': run {label} runs no "
+                                  f"{value} threads (--cpus: {', '.join(map(str, counts))})")
+        elif knob not in knobs:
+            raise KscaleError(f"{where}: '{text}': run {label} has no knob {knob} "
+                              f"(its knobs: {', '.join(knobs) or 'none'})")
+        elif value not in knobs[knob]:
+            raise KscaleError(f"{where}: '{text}': run {label} runs {knob} "
+                              f"{', '.join(knobs[knob])}, not {value}")
+
+
+def check_tool_args(where, tool, argv):
+    """A compare, plot or predict line's options as the tool will parse
+    them (its build_parser()), before anything runs."""
+    try:
+        tool.build_parser().parse_intermixed_args(argv)
+    except KscaleError as e:
+        raise KscaleError(f"{where}: {tool.PROG.removeprefix('kscale ')}: {e}") from None
 
 
 def bench_args(args):

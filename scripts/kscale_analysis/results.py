@@ -8,6 +8,7 @@ Iteration rows sharing a name are the repetitions of one (point, variant).
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 # Segments Google Benchmark appends to a benchmark name.
@@ -127,7 +128,59 @@ def parse_name(name, threads_field=None):
     return model, workload, variant, tuple(knobs), threads
 
 
-def _read_json(path):
+class NotFinite(float):
+    """A number of a JSON file that is no finite float (NaN, Infinity,
+    1e999, an integer beyond a double's range): its text, and its place
+    among those of its file (`index`) to find its line by."""
+
+    def __new__(cls, text, index):
+        number = super().__new__(cls, math.nan if "N" in text else math.inf)
+        number.text, number.index = text, index
+        return number
+
+
+# the tokens of a JSON text the parser calls parse_* for, strings skipped
+JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:Infinity|NaN)|-?[0-9][0-9.eE+-]*')
+
+
+def _number_hooks():
+    """json.loads' parse_* hooks: a number that is not finite as a float
+    becomes a NotFinite, numbered in the order the parser meets them."""
+    count = [0]
+
+    def check(text, value):
+        try:
+            if math.isfinite(float(value)):
+                return value
+        except OverflowError:
+            pass
+        count[0] += 1
+        return NotFinite(text, count[0])
+
+    return {"parse_float": lambda t: check(t, float(t)),
+            "parse_int": lambda t: check(t, int(t)),
+            "parse_constant": lambda t: check(t, float(t))}
+
+
+def not_finite_line(text, number):
+    """The line of text holding the NotFinite number."""
+    hooks, count = _number_hooks(), 0
+    for m in JSON_TOKENS.finditer(text):
+        token = m.group()
+        if token.startswith('"'):
+            continue
+        kind = "parse_constant" if token.lstrip("-")[0] in "IN" else \
+            "parse_float" if any(c in token for c in ".eE") else "parse_int"
+        try:
+            count += isinstance(hooks[kind](token), NotFinite)
+        except ValueError:
+            continue
+        if count == number.index:
+            return text.count("\n", 0, m.start()) + 1
+    return "?"
+
+
+def _read_json(path, with_text=False):
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -136,7 +189,8 @@ def _read_json(path):
     except UnicodeDecodeError:
         raise KscaleError(f"{path}: invalid JSON: not UTF-8 text") from None
     try:
-        return json.loads(text)
+        data = json.loads(text, **_number_hooks())
+        return (data, text) if with_text else data
     except json.JSONDecodeError as e:
         raise KscaleError(f"{path}: invalid JSON: {e}") from None
     except RecursionError:
@@ -147,7 +201,7 @@ def _read_json(path):
 
 def load(path):
     """Load one results file; raises KscaleError on anything malformed."""
-    data = _read_json(path)
+    data, text = _read_json(path, with_text=True)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise KscaleError(f"{path}: not Google Benchmark JSON (no \"benchmarks\" list)")
     if not data["benchmarks"]:
@@ -165,6 +219,11 @@ def load(path):
             continue
         if row.get("run_type") == "aggregate":
             continue
+        for key, value in row.items():
+            if isinstance(value, NotFinite):
+                raise KscaleError(f"{path}:{not_finite_line(text, value)}: "
+                                  f"{row['name']}: \"{key}\": {value.text[:40]}: "
+                                  "not a finite number")
         _add_row(runs, row, path)
     if not runs:
         raise KscaleError(f"{path}: no successful iteration rows "

@@ -2,6 +2,7 @@
 results files, then their compare tables, plots, predictions,
 sensitivities and summary tables."""
 
+import fcntl
 import os
 import re
 import signal
@@ -34,9 +35,12 @@ ARGS are appended to every run line, e.g.
   kscale run seed-mnt-openbench -- --cpus=1 --duration=0.1
 With --check, only check the CONFIGs as a run does first (each line,
 include, label, variant and seed, the runner's --target-ci,
---max-repetitions and --benchmark_repetitions) and, where BUILD has bench
-binaries, each run line's binary: nothing is set up, built, run or
-written.  One line, 'kscale: CONFIG...: OK: ...' (exit status 0) or the
+--max-repetitions and --benchmark_repetitions, the options of compare,
+plot and predict lines) and, where BUILD has bench binaries, each run
+line's binary with its ARGS and the BENCH ARGS asked with --dry-run (its
+flags, variants, knobs, machine), and each compare and headline variant
+against what its run line runs: nothing is set up, built, run or
+written; a run does the same before it runs anything.  One line, 'kscale: CONFIG...: OK: ...' (exit status 0) or the
 first problem found (2).
 """
 # a bench's progress lines, "kscale: [k/N] ...": on a terminal only
@@ -94,6 +98,7 @@ class Runner:
         self.summaries = []  # summary tables (.txt), printed last
         self.child = None  # what runs now
         self.bench = False  # ...is a bench binary (stopped by a signal)
+        self.locks = []  # the results directories' locks, held to the end
 
     def tool(self, name):
         return f"{self.scripts}/kscale-{name}"
@@ -151,10 +156,30 @@ class Runner:
     def run(self):
         try:
             self.configs.check_binaries(self.build)
+            self.configs.check_dry_runs(self.build, self.extra_args)
+            self.lock_results()
             self.run_steps()
             self.summarize_written()
         finally:
             self.remove_tmp_files()
+
+    def lock_results(self):
+        """Each config's results directory for this run alone (flock on
+        RESULTS/.NAME.lock, held until exit): two runs there would each
+        measure under the other's load and mix their files."""
+        for name in dict.fromkeys(step.config for step in self.configs.steps):
+            os.makedirs(self.results, exist_ok=True)
+            fd = os.open(f"{self.results}/.{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                         0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                raise KscaleError(f"{rel(self.results)}/{name}: another kscale run "
+                                  f"(pid {holder or '?'}) is writing there") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self.locks.append(fd)
 
     def run_steps(self):
         """Each run's progress line estimates the time left from the time so far."""
@@ -394,14 +419,15 @@ def show_cmd(cmd):
     return " ".join(arg.replace(pwd() + "/", "") for arg in cmd)
 
 
-def check_only(configs, specs, build):
+def check_only(configs, specs, build, extra_args):
     """The configs are loaded; the binaries where the build has some,
     then one line: what would run."""
     shown = " ".join(rel(config_path(configs.root, spec, pwd())) for spec in specs)
     bench = f"{build}/bench"
     if any(not f.startswith(".") for f in listdir(bench)):
         configs.check_binaries(build)
-        binaries = "binaries checked"
+        configs.check_dry_runs(build, extra_args)
+        binaries = "binaries checked with --dry-run"
     else:
         binaries = f"binaries not checked (none in {rel(bench)})"
     out(f"kscale: {shown}: OK: {configs.counts()}; {binaries}\n")
@@ -437,7 +463,7 @@ def run_command(argv):
     for spec in specs:
         runner.configs.load(config_path(root, spec, pwd()))
     if check:
-        check_only(runner.configs, specs, runner.build)
+        check_only(runner.configs, specs, runner.build, extra_args)
         return
     if os.environ.get("KSCALE_NO_SETUP") != "1":
         status, _ = runner.call([f"{root}/scripts/kscale", "setup", "run"])

@@ -138,6 +138,9 @@ def sensitivity_command(argv):
     args = build_parser().parse_args(argv)
     if not 0 < args.factor < 1:
         raise KscaleError(f"--factor={args.factor:g}: expected a number between 0 and 1")
+    if not os.path.isfile(os.path.join(args.results_dir, f"{args.label}.json")):
+        raise KscaleError(f"--label={args.label}: no run {args.label} in {args.results_dir} "
+                          f"(no {args.label}.json)")
     binary, bench_args = args.command[0], args.command[1:]
     path = machine_path(sim_option(bench_args), MACHINES)
     values = machine_values(path)

@@ -16,7 +16,6 @@ both tables (markdown), writes them with every results file into
 --out, and exits 1 if anything failed.
 """
 
-import argparse
 import json
 import os
 import statistics
@@ -24,6 +23,7 @@ import subprocess
 import sys
 import time
 
+from . import cli
 from .cli import write_atomic
 from .compare import parse_selector
 from .models import MODELS
@@ -60,7 +60,7 @@ HERE_KEYS = [k for k in SIM_FIGURES if k != 'ghz']
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = cli.ArgumentParser(
         prog='kscale sim-validate',
         description='The simulator (--sim=here) against this machine: every '
                     'model variant\'s rate at 1 and 2 CPUs and each seed\'s '
@@ -116,7 +116,13 @@ def plan(build, only):
              MODEL_ARGS.get(name, [])) for name in MODELS]
     runs.append(DISKS)
     if only:
-        runs = [r for r in runs if r[0] in only.split(',')]
+        names = only.split(',')
+        unknown = [n for n in names if n not in [r[0] for r in runs]]
+        if unknown or len(set(names)) != len(names):
+            raise KscaleError(f'--only={only}: ' + (
+                f'no run {unknown[0]!r}' if unknown else 'a run given twice') +
+                f' (runs: {", ".join(r[0] for r in runs)})')
+        runs = [r for r in runs if r[0] in names]
     return runs
 
 
@@ -218,48 +224,50 @@ def find(table, selector, threads):
 
 
 def main(argv):
-    try:
-        args = parse_args(argv)
-        root = os.path.dirname(os.path.dirname(os.path.dirname(
-            os.path.realpath(__file__))))
-        build = args.build or os.path.join(root, 'build')
-        os.makedirs(args.out, exist_ok=True)
-        log = os.path.join(args.out, 'commands.log')
-        open(log, 'w').close()
-        runs = plan(build, args.only)
-        here, ctx = measure_here(os.path.join(build, 'bench', 'primitives'),
-                                 args.out, log)
-        native, sim = {}, {}
-        for label, bench, extra in runs:
-            binary = os.path.join(build, 'bench', bench)
-            cal = os.path.join(args.out, f'{label}.cal')
-            counts = ['--cpus=16,32'] if label == DISKS[0] else ['--cpus=1,2']
-            out = os.path.join(args.out, f'{label}.native.json')
-            print(f'sim-validate: {label}: measuring', file=sys.stderr)
+    return cli.run('kscale sim-validate', validate_command, argv)
+
+
+def validate_command(argv):
+    """Everything refused (the runs, the build) before the first file."""
+    args = parse_args(argv)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(__file__))))
+    build = args.build or os.path.join(root, 'build')
+    runs = plan(build, args.only)
+    os.makedirs(args.out, exist_ok=True)
+    log = os.path.join(args.out, 'commands.log')
+    open(log, 'w').close()
+    here, ctx = measure_here(os.path.join(build, 'bench', 'primitives'),
+                             args.out, log)
+    native, sim = {}, {}
+    for label, bench, extra in runs:
+        binary = os.path.join(build, 'bench', bench)
+        cal = os.path.join(args.out, f'{label}.cal')
+        counts = ['--cpus=16,32'] if label == DISKS[0] else ['--cpus=1,2']
+        out = os.path.join(args.out, f'{label}.native.json')
+        print(f'sim-validate: {label}: measuring', file=sys.stderr)
+        run([binary] + extra + counts +
+            [f'--calibration={cal}', f'--duration={args.duration}',
+             f'--warmup={args.warmup}',
+             f'--benchmark_repetitions={args.repetitions}',
+             '--benchmark_enable_random_interleaving=true',
+             f'--benchmark_out={out}'], log)
+        native[label] = rates([out])
+        files = []
+        for seed in range(1, args.seeds + 1):
+            print(f'sim-validate: {label}: simulating, seed {seed}',
+                  file=sys.stderr)
+            out = os.path.join(args.out, f'{label}.sim{seed}.json')
             run([binary] + extra + counts +
-                [f'--calibration={cal}', f'--duration={args.duration}',
+                [f'--calibration={cal}', f'--sim={here}',
+                 f'--sim-seed={seed}', f'--duration={args.sim_duration}',
                  f'--warmup={args.warmup}',
-                 f'--benchmark_repetitions={args.repetitions}',
-                 '--benchmark_enable_random_interleaving=true',
                  f'--benchmark_out={out}'], log)
-            native[label] = rates([out])
-            files = []
-            for seed in range(1, args.seeds + 1):
-                print(f'sim-validate: {label}: simulating, seed {seed}',
-                      file=sys.stderr)
-                out = os.path.join(args.out, f'{label}.sim{seed}.json')
-                run([binary] + extra + counts +
-                    [f'--calibration={cal}', f'--sim={here}',
-                     f'--sim-seed={seed}', f'--duration={args.sim_duration}',
-                     f'--warmup={args.warmup}',
-                     f'--benchmark_out={out}'], log)
-                files.append(out)
-            sim[label] = rates(files)
-        failed = report(args, runs, native, sim, ctx)
-        return 1 if failed else 0
-    except KscaleError as e:
-        print(f'kscale sim-validate: {e}', file=sys.stderr)
-        return e.status
+            files.append(out)
+        sim[label] = rates(files)
+    if report(args, runs, native, sim, ctx):
+        raise KscaleError('some of the simulator\'s figures are off '
+                          f'(see {os.path.join(args.out, "validation.md")})', 1)
 
 
 def pct(a, b):

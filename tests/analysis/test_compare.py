@@ -159,11 +159,30 @@ class ResultsTest(unittest.TestCase):
         self.assertEqual(run.knobs, (("mounts", "2"), ("path_work_ns", "0"),
                                      ("placement", "compact")))
 
-    def test_non_finite_values_are_missing(self):
+    def test_a_missing_counter_is_left_out(self):
         res = results.load(RUN_A)
         run = next(r for r in res.runs.values()
                    if r.variant == "percpu" and r.knobs[0] == ("mounts", "16"))
         self.assertEqual(run.values("fairness"), [0.9, 0.8])
+
+    def test_non_finite_values_are_refused_with_their_line(self):
+        with open(RUN_A, encoding="utf-8") as f:
+            text = f.read()
+        # a string holding NaN is no number; the counter's line is named
+        text = text.replace('"time_unit": "ns"', '"time_unit": "NaN ns"', 1)
+        lines = text.split("\n")
+        target = next(i for i, line in enumerate(lines) if '"ops_per_sec":' in line)
+        for bad in ("NaN", "-Infinity", "1e999", "9" * 400):
+            with self.subTest(value=bad), tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "r.json")
+                edited = list(lines)
+                edited[target] = f'   "ops_per_sec": {bad},'
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(edited))
+                with self.assertRaises(results.KscaleError) as e:
+                    results.load(path)
+                self.assertRegex(str(e.exception), rf'^{path}:{target + 1}: mnt_writers/\S+: '
+                                 rf'"ops_per_sec": {bad[:40]}: not a finite number$')
 
     def test_parse_name(self):
         self.assertEqual(

@@ -16,6 +16,7 @@
 
 #include "../../lib/sys/affinity.c"
 #include "../../lib/sys/median.c"
+#include "../../lib/sys/process.c"
 #include "../../lib/harness/calibrate.c"
 #include "fuzz.h"
 

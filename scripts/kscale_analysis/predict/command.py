@@ -170,7 +170,7 @@ def predict_command(argv):
     out_base = os.path.join(os.path.dirname(os.path.abspath(paths[0])), "predict")
     out_dir = args.out_dir or os.path.join(
         plots_dir(), os.path.basename(os.path.dirname(os.path.abspath(paths[0]))))
-    staged, written = [], []
+    staged = []
     try:
         gnuplot = plot.find_gnuplot()
     except KscaleError as e:
@@ -190,16 +190,16 @@ def predict_command(argv):
                 curves = figures.model_curves(vs, label, here, target, sims)
                 staged += figures.render_plot(gnuplot, workdir, os.path.join(out_dir, stem),
                                               title, ylabel, curves, counts)
+        files = [(out_base + ".txt", text.encode()), (out_base + ".md", markdown.encode())]
+        for src, dest in staged:
+            with open(src, "rb") as f:
+                files.append((dest, f.read()))
         try:
-            for ext, body in ((".txt", text), (".md", markdown)):
-                cli.write_atomic(out_base + ext, body)
-                written.append(out_base + ext)
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            plot.install(staged)
+            cli.write_together(files)  # the tables and plots, or none
         except OSError as e:
-            raise KscaleError(f"cannot write: {e.strerror or e}") from None
-    for path in written:
+            raise KscaleError(f"cannot write {e.filename or ''}: {e.strerror or e}") from None
+    sys.stdout.write(text)
+    for path, _ in files[2:] + files[:2]:
         print(path)
 
 

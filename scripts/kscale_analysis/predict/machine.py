@@ -24,6 +24,9 @@ SIM_FIGURES = ("cpus", "nodes", "threads_per_core", "line_bytes", "ghz",
                "hit_ns", "line_ns_smt", "line_ns_node", "line_ns_remote",
                "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns",
                "ctxsw_ns")
+# every key a machine file may have (lib/sim/machine.c's keys[]), each
+# but name and wake_curve with its source.KEY
+MACHINE_KEYS = SIM_FIGURES + ("ipc", "smt_throughput", "wake_curve")
 
 
 @dataclass
@@ -105,7 +108,8 @@ def machine_values(path):
     a '#' starts a comment to the end of its line; blank lines are skipped."""
     try:
         with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+            text = f.read()
+        lines = text.splitlines()
     except FileNotFoundError:
         raise KscaleError(f"{path}: no such machine file") from None
     except (OSError, ValueError) as e:  # not UTF-8, a NUL in the path
@@ -120,7 +124,13 @@ def machine_values(path):
             raise KscaleError(f"{path}:{lineno}: expected 'key = value', got {line!r}")
         if key in values:
             raise KscaleError(f"{path}:{lineno}: {key} given twice")
+        if key != "name" and key.removeprefix("source.") not in MACHINE_KEYS:
+            raise KscaleError(f"{path}:{lineno}: unknown key '{key}' "
+                              "(configs/machines/README)")
         values[key] = value
+    if text and not text.endswith("\n"):
+        raise KscaleError(f"{path}:{len(lines)}: no newline at the end "
+                          "(the file cut short?)")
     return values
 
 
