@@ -207,6 +207,10 @@ class Configs:
         if seed not in read_claims(self.claims_path):
             raise KscaleError(f"{where}: headline: no seed '{seed}' in {claims}")
 
+    def names(self):
+        """The configs with steps, in the order they run."""
+        return list(dict.fromkeys(step.config for step in self.steps))
+
     def check_binaries(self, build):
         """Every run line's binary must exist (checked after the build)."""
         for step in self.steps:

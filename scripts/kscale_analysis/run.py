@@ -5,6 +5,7 @@ sensitivities and summary tables."""
 import fcntl
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -81,9 +82,11 @@ def labels_options(args):
 
 
 class Runner:
-    """The steps of loaded configs executed, each file written through a
-    temp file; SIGINT, SIGTERM or SIGHUP stop the bench running, finish
-    a run line's commit if one began and keep the earlier results."""
+    """The steps of loaded configs executed into each config's staging
+    directories (RESULTS/.NAME.new, PLOTS/.NAME.new), renamed into place
+    once every step is done: a run's results change all at once or not
+    at all.  SIGINT, SIGTERM or SIGHUP stop the bench running, remove the
+    staging directories and keep the earlier results."""
 
     def __init__(self, root, extra_args):
         self.configs = Configs(root)
@@ -92,8 +95,7 @@ class Runner:
         self.build = environment_dir("KSCALE_BUILD", f"{root}/build")
         self.results = environment_dir("KSCALE_RESULTS", f"{root}/results")
         self.plots = environment_dir("KSCALE_PLOTS", f"{root}/plots")
-        self.tmp_files = []  # removed at the end: temp files not renamed into place
-        self.committing = []  # a run line's (temp, dest) pairs being renamed
+        self.staged = []  # (staging, final) directories, renamed at the end
         self.written = []  # files written, for the list at the end
         self.summaries = []  # summary tables (.txt), printed last
         self.child = None  # what runs now
@@ -129,8 +131,7 @@ class Runner:
                 os.waitpid(self.child.pid, 0)
             except ChildProcessError:
                 pass
-        self.commit_run()
-        self.remove_tmp_files()
+        self.unstage()
         name = signal.Signals(sig).name
         try:
             err(f"kscale: interrupted by {name}; earlier results kept\n")
@@ -139,35 +140,59 @@ class Runner:
         signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
 
-    def remove_tmp_files(self):
-        for path in self.tmp_files:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-
-    def commit_run(self):
-        """A run line's results and log into place, both."""
-        for tmp, dest in self.committing:
-            if os.path.exists(tmp):
-                os.replace(tmp, dest)
-        self.committing = []
-
     def run(self):
-        try:
-            self.configs.check_binaries(self.build)
-            self.configs.check_dry_runs(self.build, self.extra_args)
-            self.lock_results()
-            self.run_steps()
-            self.summarize_written()
-        finally:
-            self.remove_tmp_files()
+        self.configs.check_binaries(self.build)
+        self.configs.check_dry_runs(self.build, self.extra_args)
+        self.lock_results()
+        self.stage()
+        self.run_steps()
+        self.install()
+        self.summarize_written()
+
+    def results_of(self, name):
+        return f"{self.results}/.{name}.new"
+
+    def plots_of(self, name):
+        return f"{self.plots}/.{name}.new"
+
+    def stage(self):
+        """Empty staging directories for each config (a dead run's removed:
+        the lock is ours), its plots' only where it plots."""
+        for name in self.configs.names():
+            pairs = [(self.results_of(name), f"{self.results}/{name}")]
+            if any(step.config == name and step.directive in ("plot", "predict")
+                   for step in self.configs.steps):
+                pairs.append((self.plots_of(name), f"{self.plots}/{name}"))
+            for new, final in pairs:
+                shutil.rmtree(new, ignore_errors=True)
+                shutil.rmtree(old_of(final), ignore_errors=True)
+                os.makedirs(new)
+                self.staged.append((new, final))
+
+    def unstage(self):
+        for new, _ in self.staged:
+            shutil.rmtree(new, ignore_errors=True)
+
+    def install(self):
+        """Each staging directory renamed over its final one (which goes)."""
+        for new, final in self.staged:
+            if os.path.isdir(final):
+                os.rename(final, old_of(final))
+            os.rename(new, final)
+            shutil.rmtree(old_of(final), ignore_errors=True)
+
+    def final(self, path):
+        """A staged file's path once installed."""
+        for new, final in self.staged:
+            if path.startswith(new + "/"):
+                return final + path[len(new):]
+        return path
 
     def lock_results(self):
         """Each config's results directory for this run alone (flock on
         RESULTS/.NAME.lock, held until exit): two runs there would each
         measure under the other's load and mix their files."""
-        for name in dict.fromkeys(step.config for step in self.configs.steps):
+        for name in self.configs.names():
             os.makedirs(self.results, exist_ok=True)
             fd = os.open(f"{self.results}/.{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
                          0o666)
@@ -221,7 +246,6 @@ class Runner:
         os.write(log, f"$ {show_cmd(cmd)}\n".encode("utf-8", "surrogateescape"))
         sys.stderr.flush()
         proc = self.spawn(cmd, bench=True, stdout=log, stderr=subprocess.PIPE)
-        self.tmp_files.append(f"{out_file}.tmp.{proc.pid}")  # the bench's own
         progress = False
         for line in proc.stderr:
             os.write(log, line)
@@ -240,39 +264,31 @@ class Runner:
         the binary runs again, a batch of its own repetitions at a time,
         until every point's median has a 95% CI within PCT % (kscale
         adaptive) or N repetitions (default 3 batches) are in."""
-        directory = f"{self.results}/{name}"
-        pid = os.getpid()
-        # results and log are temp files until the line ends (a failed
-        # line: its log): an interrupted line leaves the earlier pair
-        json_dest, json_tmp = f"{directory}/{label}.json", f"{directory}/.{label}.json.{pid}.tmp"
-        log_dest, log_tmp = f"{directory}/{label}.log", f"{directory}/.{label}.log.{pid}.tmp"
+        directory = self.results_of(name)
+        json_dest, log_dest = f"{directory}/{label}.json", f"{directory}/{label}.log"
         options = run_options(args)
         target = options.get("--target-ci")
         reps = int(options.get("--benchmark_repetitions", 1))
         most = int(options.get("--max-repetitions", 3 * reps))
         args = bench_args(args)
-        os.makedirs(directory, exist_ok=True)
-        self.tmp_files += [log_tmp, json_tmp]
-        log = os.open(log_tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+        log = os.open(log_dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
 
         def fail(message, status=2):
             os.close(log)
-            os.replace(log_tmp, log_dest)
-            raise KscaleError(message, status)
+            raise KscaleError(f"{message}; see {rel(log_dest)} (this run's results "
+                              "are not installed)", status)
 
         batches, done = [], 0
         while True:
-            out_file = json_tmp
+            out_file = json_dest
             if target:
-                out_file = f"{directory}/.{label}.batch{len(batches) + 1}.{pid}.json"
-                self.tmp_files.append(out_file)
+                out_file = f"{directory}/.{label}.batch{len(batches) + 1}.json"
                 batches.append(out_file)
             cmd = [f"{self.build}/bench/{binary}", *args, *self.extra_args,
                    f"--benchmark_out={out_file}", "--benchmark_out_format=json"]
             status = self.run_bench(cmd, out_file, log)
             if status:
-                fail(f"[{name}] run {label} failed with exit status {status}; "
-                     f"see {rel(log_dest)}", status)
+                fail(f"[{name}] run {label} failed with exit status {status}", status)
             if not target:
                 break
             done += reps
@@ -289,20 +305,17 @@ class Runner:
                 break
             err(f"[{name}] run {progress}: {label}: {done} repetitions, {reps} more\n")
         if target:
-            status, _ = self.call([self.tool("adaptive"), "merge", json_tmp, *batches])
+            status, _ = self.call([self.tool("adaptive"), "merge", json_dest, *batches])
             if status:
                 fail(f"[{name}] run {label}: cannot merge its batches")
             for batch in batches:
                 os.unlink(batch)
         os.close(log)
-        self.committing = [(json_tmp, json_dest), (log_tmp, log_dest)]
-        self.commit_run()
         self.written += [json_dest, log_dest]
 
     def write_atomic(self, what, dest, cmd):
         """cmd's stdout to dest through a temp file."""
         tmp = f"{os.path.dirname(dest)}/.{os.path.basename(dest)}.{os.getpid()}.tmp"
-        self.tmp_files.append(tmp)
         with open(tmp, "wb") as f:
             status, _ = self.call(cmd, stdout=f)
         if status:
@@ -315,12 +328,12 @@ class Runner:
         .txt, the markdown table to .md; ".METRIC" (the first one named)
         when it picks metrics, so two compares of a pair write two files."""
         what = f"[{name}] compare {label} {before} {after}"
-        base = f"{self.results}/{name}/{label}.{selector_file_name(before)}-" \
+        base = f"{self.results_of(name)}/{label}.{selector_file_name(before)}-" \
                f"{selector_file_name(after)}"
         metrics = [a[len("--metric="):] for a in args if a.startswith("--metric=")]
         if metrics:
             base += "." + metrics[0].split(",")[0]
-        cmd = [self.tool("compare"), f"{self.results}/{name}/{label}.json",
+        cmd = [self.tool("compare"), f"{self.results_of(name)}/{label}.json",
                f"--before={before}", f"--after={after}", *args]
         out(f"\n=== {what} ===\n")
         self.write_atomic(what, f"{base}.txt", cmd)
@@ -333,10 +346,10 @@ class Runner:
         """plot LABEL... ARGS...: PNG and SVG files under PLOTS/<config-name>/,
         the labels' results in one plot a point."""
         labels, options = labels_options(args)
-        directory = f"{self.plots}/{name}"
-        err(f"[{name}] plot {' '.join(labels)} -> {rel(directory)}/\n")
+        directory = self.plots_of(name)
+        err(f"[{name}] plot {' '.join(labels)} -> {rel(self.final(directory + '/'))}\n")
         status, files = self.call([self.tool("plot"),
-                                   *(f"{self.results}/{name}/{a}.json" for a in labels),
+                                   *(f"{self.results_of(name)}/{a}.json" for a in labels),
                                    f"--out-dir={directory}", *options],
                                   stdout=subprocess.PIPE)
         if status:
@@ -349,14 +362,14 @@ class Runner:
         (the first one's directory gets predict.txt and .md), plots under
         PLOTS/<config-name>/."""
         labels, options = labels_options(args)
-        files = [f"{self.results}/{name}/{a}.json" for a in labels]
+        files = [f"{self.results_of(name)}/{a}.json" for a in labels]
         out(f"\n=== [{name}] predict {' '.join(args)} ===\n")
         status, _ = self.call([self.tool("predict"), *files,
-                               f"--out-dir={self.plots}/{name}", *options])
+                               f"--out-dir={self.plots_of(name)}", *options])
         if status:
             raise KscaleError(f"[{name}] predict failed with exit status {status}", status)
-        self.written += [f"{self.results}/{name}/predict.txt",
-                         f"{self.results}/{name}/predict.md"]
+        self.written += [f"{self.results_of(name)}/predict.txt",
+                         f"{self.results_of(name)}/predict.md"]
 
     def step_sensitivities(self):
         """headline LABEL BEFORE AFTER ... --sensitivity: LABEL's run line
@@ -372,7 +385,7 @@ class Runner:
                 what = f"{label} {before} {after}"
                 err(f"[{name}] sensitivity {what}\n")
                 status, files = self.call(
-                    [self.tool("sim-sensitivity"), f"--results-dir={self.results}/{name}",
+                    [self.tool("sim-sensitivity"), f"--results-dir={self.results_of(name)}",
                      f"--label={label}", f"--before={before}", f"--after={after}", *metric,
                      "--", f"{self.build}/bench/{binary}", *args, *self.extra_args],
                     stdout=subprocess.PIPE)
@@ -386,26 +399,32 @@ class Runner:
         summary): RESULTS/NAME/summary.txt, printed after the list of
         files written, and .md."""
         for name, headlines in self.configs.headlines.items():
-            base = f"{self.results}/{name}/summary"
-            err(f"[{name}] summary -> {rel(base)}.txt, .md\n")
+            base = f"{self.results_of(name)}/summary"
+            err(f"[{name}] summary -> {rel(self.final(base))}.txt, .md\n")
             status, files = self.call(
                 [self.tool("summary"), f"--claims={self.configs.claims_path}",
                  f"--sim-validation={self.results}/sim-validate/validation.json",
-                 f"--out={base}", f"{self.results}/{name}", *map(" ".join, headlines)],
+                 f"--out={base}", self.results_of(name), *map(" ".join, headlines)],
                 stdout=subprocess.PIPE)
             if status:
                 raise KscaleError(f"[{name}] summary failed with exit status {status}", status)
             self.written += output_lines(files) or [""]
-            self.summaries.append(f"{base}.txt")
+            self.summaries.append(self.final(f"{base}.txt"))
 
     def summarize_written(self):
         out(f"\nkscale: {len(self.written)} files written:\n")
-        out("".join(f"  {rel(f)}\n" for f in self.written))
+        out("".join(f"  {rel(self.final(f))}\n" for f in self.written))
         for path in self.summaries:
             out("\n")
             with open(path, "rb") as f:
                 sys.stdout.buffer.write(f.read())
             sys.stdout.flush()
+
+
+def old_of(final):
+    """Where install() moves a final directory before it goes."""
+    head, tail = os.path.split(final)
+    return f"{head}/.{tail}.old"
 
 
 def output_lines(data):

@@ -107,13 +107,37 @@ png_written() {
 test_run_smoke() {
 	local results=$KSCALE_RESULTS/smoke
 
+	# an earlier run's file, and a dead run's staging directory
+	mkdir -p -- "$results" "$KSCALE_RESULTS/.smoke.new"
+	printf 'earlier\n' >"$results/earlier.txt"
 	run "$kscale" run "$root/configs/smoke.conf"
 	check "run smoke.conf exits 0" test "$status" -eq 0
+	check "run: the results replaced all at once" test ! -e "$results/earlier.txt"
+	check "run: no staging directory left" only_files "$KSCALE_RESULTS" \
+		.smoke.lock smoke
 	check "smoke.json parses" json_parses "$results/smoke.json"
 	check "compare .txt has % change" grep -q '% change' "$results/smoke.atomic-percpu.txt"
 	check "compare .md written" test -s "$results/smoke.atomic-percpu.md"
 	check "compare table printed" grep -q '% change' "$tmp/out"
 	check "PNG plot written" png_written "$KSCALE_PLOTS/smoke"
+}
+
+# A run line that fails leaves the earlier results as they were and names
+# its log, in the staging directory.
+test_run_fails_whole() {
+	local results=$KSCALE_RESULTS/fails conf=$tmp/fails.conf
+
+	mkdir -p -- "$results"
+	printf 'earlier\n' >"$results/earlier.txt"
+	printf '%s\n' "run ok mnt_writers --variants=atomic --cpus=1 --duration=0.01 --warmup=0" \
+		"run bad mnt_writers --variants=atomic --cpus=1 --duration=0.01 --warmup=0 --benchmark_filter=nothing" \
+		>"$conf"
+	run "$kscale" run "$conf"
+	check "run, a failed line: non-zero exit" test "$status" -ne 0
+	check "run, a failed line: the earlier results as they were" \
+		only_files "$results" earlier.txt
+	check "run, a failed line: its log named" \
+		grep -q "see .*\.fails\.new/bad\.log" "$tmp/err"
 }
 
 # The bench binary (or BIN) rejects ARG: non-zero exit, one stderr line of its own,
@@ -626,8 +650,8 @@ only_files() {
 # `kscale run` of a two-line config gets SIG during its second (long) run
 # line: sent to its process group (HOW=group, ^C in a terminal) or to the
 # runner alone (HOW=pid, kill(1)).  Everything under DIR: the runner's
-# TMPDIR (tmp), results (results/interrupted), the copies of what the first
-# line wrote (first.*), host snapshots (before, after).  $status: the
+# TMPDIR (tmp), results (results/interrupted), host snapshots (before,
+# after).  $status: the
 # runner's exit status, $waited the tenths of a second it took to exit
 # (50: it did not), $tmp/err its stderr.
 interrupt_run() {
@@ -663,7 +687,6 @@ os.execv(sys.argv[1], sys.argv[1:])' "$kscale" run "$dir/interrupted.conf" \
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	cp -- "$results/first.json" "$results/first.log" "$dir/" 2>/dev/null
 	sleep 1
 	if [[ $how == group ]]; then
 		kill -"$sig" -- -"$pid"
@@ -706,9 +729,10 @@ interrupt_run_cleanup() {
 }
 
 # SIG sent HOW (interrupt_run) leaves the earlier results alone and nothing
-# else: exit status WANT, the first line's files unchanged, the earlier
-# second line's files unchanged, no temp file, mount, loop device,
-# /dev/shm entry or process.
+# else: exit status WANT, the earlier second line's files unchanged, the
+# finished first line's not installed (a run changes its results all at
+# once), no staging directory, temp file, mount, loop device, /dev/shm
+# entry or process.
 interrupted_run_leaves_only_earlier_results() {
 	local sig=$1 how=$2 want=$3 dir=$tmp/interrupted-$1
 	local results=$dir/results/interrupted what="SIG$1 to the runner's ${2/pid/pid alone}"
@@ -716,16 +740,14 @@ interrupted_run_leaves_only_earlier_results() {
 	interrupt_run "$sig" "$how" "$dir"
 	check "run, $what: exits within 5 s" test "$waited" -lt 50
 	check "run, $what: exit status $want" test "$status" -eq "$want"
-	check "run, $what: the first line's results are intact" \
-		cmp -s -- "$dir/first.json" "$results/first.json"
-	check "run, $what: the first line's log is intact" \
-		cmp -s -- "$dir/first.log" "$results/first.log"
 	check "run, $what: the earlier second.json is intact" \
 		cmp -s -- "$dir/second.json" "$results/second.json"
 	check "run, $what: the earlier second.log is intact" \
 		cmp -s -- "$dir/second.log" "$results/second.log"
-	check "run, $what: no temp or batch file left" only_files "$results" \
-		first.json first.log second.json second.log
+	check "run, $what: only the earlier results, no temp or batch file" \
+		only_files "$results" second.json second.log
+	check "run, $what: no staging directory left" only_files "$dir/results" \
+		.interrupted.lock interrupted
 	check "run, $what: no bench, tee or fio left running" \
 		test ! -s "$dir/survivors"
 	check "run, $what: no mount left" nothing_new "$dir/before/mounts" \
@@ -747,6 +769,7 @@ test_run_interrupted() {
 test_help
 test_bad_input
 test_run_smoke
+test_run_fails_whole
 test_run_adaptive
 test_bench_bad_input
 test_bench_flags
