@@ -14,7 +14,12 @@
  * rwsem_calibrate.c.  `fio` and `fio_xfs` run the real fio with the same
  * job (lib/harness/fio.h), on tmpfs and on a fresh XFS
  * (lib/harness/xfs_loop.h).
+ *
+ * locktest (the rwsem series' microbenchmark): --readers of the threads
+ * read and the others write, each looping on one rwsem with --hold-ns of
+ * work inside and --think-ns after; the window counts each class apart.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 #include "../lib/harness/options.h"
 #include "../lib/harness/tmpfs.h"
 #include "../lib/harness/xfs_loop.h"
+#include "../lib/kernel/delay.h"
 #include "../lib/kernel/lockstat.h"
 #include "rwsem.h"
 
@@ -102,9 +108,7 @@ static void model_loop(struct kscale_thread *t)
 		fio_io(fr, ft, kscale_rand64(&ft->rng));
 		kscale_count(t);
 	}
-	ft->profile = rwsem_profile;
-	ft->nvcsw = current->nvcsw;
-	ft->nivcsw = current->nivcsw;
+	rwsem_task_save(&ft->task);
 }
 
 /* The real fio runs as a child; the threads only wait for the window. */
@@ -127,8 +131,7 @@ static int fio_thread_init(struct kscale_thread *t)
 	ft->buf = aligned_alloc(4096, (fr->file.bs + 4095) & ~4095UL);
 	memset(ft->buf, t->id, fr->file.bs);
 	osq_thread_init(&ft->osq_node, t->id);
-	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
-	current->nvcsw = current->nivcsw = 0;
+	rwsem_task_start();
 	return 0;
 }
 
@@ -193,12 +196,12 @@ static int fio_setup(struct kscale_run *run)
 }
 
 /* Every lock released: each count back to 0, each wait list empty. */
-static void check_rwsem(struct kscale_run *run, struct fio_run *fr,
+static void check_rwsem(struct kscale_run *run, const struct rwsem_variant *v,
 			struct rwsem_storage *sem, const char *name)
 {
 	struct rwsem_state st;
 
-	fr->v->state(sem, &st);
+	v->state(sem, &st);
 	if (!st.unlocked || st.nr_waiters)
 		kscale_fail(run, "%s: count %#lx, %d waiters after the run",
 			    name, st.count, st.nr_waiters);
@@ -213,9 +216,9 @@ static int fio_teardown(struct kscale_run *run)
 		fio_finish(run, &fr->fio);
 	} else if (fr->file.ip) {
 		if (fr->v) {
-			check_rwsem(run, fr, &fr->file.ip->i_iolock.mr_lock,
+			check_rwsem(run, fr->v, &fr->file.ip->i_iolock.mr_lock,
 				    "i_iolock");
-			check_rwsem(run, fr, &fr->file.ip->i_lock.mr_lock,
+			check_rwsem(run, fr->v, &fr->file.ip->i_lock.mr_lock,
 				    "i_lock");
 		}
 		fio_model_counters(run, fr);
@@ -232,15 +235,150 @@ static int fio_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
+/*
+ * locktest: the rwsem microbenchmark posted with the rwsem series (Waiman
+ * Long's, configs/validation/README): each thread a reader or a writer
+ * for the whole run, looping down_read()/down_write() on one rwsem,
+ * --hold-ns of work, up_read()/up_write(), --think-ns of work.
+ */
+struct locktest_run {
+	struct rwsem_storage sem;
+	const struct rwsem_ops *ops;
+	const struct rwsem_variant *v;	/* NULL on the pthread row */
+	unsigned long hold_ns, think_ns;
+	pthread_rwlock_t pthread_sem;
+};
+
+struct locktest_thread {
+	struct optimistic_spin_node osq_node;
+	struct rwsem_task task;
+};
+
+enum { LOCKTEST_READER, LOCKTEST_WRITER };
+
+static const char *const locktest_classes[] = { "reader", "writer", NULL };
+
+/* --readers of nr threads: N, or P% of them rounded down; -1 if too many. */
+static int locktest_readers(const char *v, int nr)
+{
+	long n = strtol(v, NULL, 10);
+
+	if (strchr(v, '%'))
+		return (int)(n * nr / 100);
+	return n <= nr ? (int)n : -1;
+}
+
+static int locktest_setup(struct kscale_run *run)
+{
+	static const struct fio_kind model_kind;
+	const struct kscale_variant *row = kscale_row(run);
+	const struct fio_kind *k = row->host ?: &model_kind;
+	struct locktest_run *lr;
+	int i, readers = locktest_readers(kscale_knob(run, "readers"),
+					   run->nr_threads);
+
+	if (readers < 0)
+		return kscale_fail(run, "--readers=%s: more than the run's %d "
+				   "threads", kscale_knob(run, "readers"),
+				   run->nr_threads);
+	lr = aligned_alloc(SMP_CACHE_BYTES, sizeof(*lr));
+	if (!lr)
+		return kscale_fail(run, "out of memory");
+	memset(lr, 0, sizeof(*lr));
+	run->priv = lr;
+	lr->v = row->ops;
+	lr->ops = lr->v ? lr->v->ops : k->ops;
+	rwsem_reader_owned_patch = lr->v && lr->v->reader_owned_patch;
+	sched_wake_poll = strcmp(kscale_knob(run, "wake"), "futex");
+	sched_wake_poll_ns = sched_wake_poll ? kscale_knob_long(run, "wake") :
+					       0;
+	lr->hold_ns = kscale_knob_long(run, "hold_ns");
+	lr->think_ns = kscale_knob_long(run, "think_ns");
+	if (!lr->v)
+		pthread_rwsem_bind(&lr->sem, &lr->pthread_sem);
+	lr->ops->init(&lr->sem);
+	if (lr->v)
+		lockstat_register(&lr->sem, "rwsem", 1, LOCKSTAT_RWSEM);
+	/* the readers spread evenly among the writers, in placement order */
+	for (i = 0; i < run->nr_threads; i++)
+		run->threads[i].class =
+			(long)(i + 1) * readers / run->nr_threads >
+			(long)i * readers / run->nr_threads ?
+			LOCKTEST_READER : LOCKTEST_WRITER;
+	return 0;
+}
+
+static int locktest_thread_init(struct kscale_thread *t)
+{
+	struct locktest_thread *lt = t->priv;
+
+	osq_thread_init(&lt->osq_node, t->id);
+	rwsem_task_start();
+	return 0;
+}
+
+static void locktest_loop(struct kscale_thread *t)
+{
+	struct locktest_run *lr = t->run->priv;
+	struct locktest_thread *lt = t->priv;
+	const struct rwsem_ops *ops = lr->ops;
+
+	if (t->class == LOCKTEST_READER) {
+		while (kscale_running(t)) {
+			ops->down_read(&lr->sem);
+			ndelay(lr->hold_ns);
+			ops->up_read(&lr->sem);
+			kscale_count(t);
+			ndelay(lr->think_ns);
+		}
+	} else {
+		while (kscale_running(t)) {
+			ops->down_write(&lr->sem);
+			ndelay(lr->hold_ns);
+			ops->up_write(&lr->sem);
+			kscale_count(t);
+			ndelay(lr->think_ns);
+		}
+	}
+	rwsem_task_save(&lt->task);
+}
+
+static int locktest_teardown(struct kscale_run *run)
+{
+	struct locktest_run *lr = run->priv;
+	double ops = 0;
+	int i;
+
+	if (!lr)
+		return run->failed ? -1 : 0;
+	for (i = 0; i < run->nr_threads; i++)
+		ops += run->threads[i].ops;
+	if (lr->v)
+		check_rwsem(run, lr->v, &lr->sem, "rwsem");
+	rwsem_task_counters(run, offsetof(struct locktest_thread, task), ops,
+			    "op", lr->v);
+	if (!lr->v)
+		pthread_rwlock_destroy(&lr->pthread_sem);
+	free(lr);
+	return run->failed ? -1 : 0;
+}
+
+/* The model rows and the pthread row: not the real fio's. */
+static bool locktest_runs(const struct kscale_variant *row)
+{
+	return row->ops || ((const struct fio_kind *)row->host)->ops;
+}
+
 static int rwsem_init_model(const struct kscale_options *o, char *err,
 			    size_t len)
 {
 	if (tmpfs_dirs_create(&fio_dir, 1, err, len))
 		return -1;
 	/* mkfs.xfs and a mount only for runs that use the XFS */
-	if (!kscale_variant_selected(o, "fio_xfs") &&
+	if (!kscale_workload_selected(o, "fio") ||
+	    (!kscale_variant_selected(o, "fio_xfs") &&
 	    !kscale_knob_has_value(o, "map_ns", "auto") &&
-	    !kscale_knob_has_value(o, "io_path_ns", "auto"))
+	     !kscale_knob_has_value(o, "io_path_ns", "auto")))
 		snprintf(xfs_why, sizeof(xfs_why), "not mounted: no fio_xfs "
 			 "run and no auto calibration");
 	else if (xfs_loop_mount(&xfs, XFS_LOOP_SIZE, xfs_why, sizeof(xfs_why)))
@@ -302,9 +440,27 @@ static int check_wake(const char *v, char *err, size_t len)
 	return -1;
 }
 
-static int check_update_time(const char *v, char *err, size_t len)
+static int check_ns(const char *v, char *err, size_t len)
 {
-	return kscale_check_long(v, 0, 10 * 1000 * 1000, err, len);
+	return kscale_check_long(v, 0, KSCALE_MAX_NS, err, len);
+}
+
+static int check_readers(const char *v, char *err, size_t len)
+{
+	size_t n = strlen(v);
+	char num[16];
+
+	if (n && v[n - 1] == '%' && n < sizeof(num)) {
+		memcpy(num, v, n - 1);
+		num[n - 1] = '\0';
+		if (!kscale_check_long(num, 0, 100, err, len))
+			return 0;
+	} else if (!kscale_check_long(v, 0, 1 << 16, err, len)) {
+		return 0;
+	}
+	snprintf(err, len, "expected a count from 0 to 65536 or a share "
+		 "from 0%% to 100%%");
+	return -1;
 }
 
 static const struct kscale_workload workloads[] = {
@@ -317,6 +473,18 @@ static const struct kscale_workload workloads[] = {
 		.loop = fio_workload_loop,
 		.teardown = fio_teardown,
 		.thread_size = sizeof(struct fio_thread),
+	},
+	{
+		.name = "locktest",
+		.doc = "reader and writer threads looping lock, hold, unlock, "
+		       "think on one rwsem (the rwsem series' microbenchmark)",
+		.setup = locktest_setup,
+		.thread_init = locktest_thread_init,
+		.loop = locktest_loop,
+		.teardown = locktest_teardown,
+		.thread_size = sizeof(struct locktest_thread),
+		.classes = locktest_classes,
+		.runs = locktest_runs,
 	},
 };
 
@@ -334,20 +502,27 @@ static const struct kscale_variant host_variants[] = {
 
 static const struct kscale_knob knobs[] = {
 	{ "rw", "randrw", "randrw, randwrite or randread (fio's --rw)",
-	  check_rw },
-	{ "bs", "4k", "block size of each I/O (fio's --bs)", check_bs },
-	{ "size", "64m", "the file (fio's --size)", check_size },
+	  check_rw, "fio" },
+	{ "bs", "4k", "block size of each I/O (fio's --bs)", check_bs, "fio" },
+	{ "size", "64m", "the file (fio's --size)", check_size, "fio" },
 	{ "rwmixread", "50", "percent reads with randrw (fio's --rwmixread)",
-	  check_mix },
+	  check_mix, "fio" },
 	{ "iolock_write", "shared", "IOLOCK mode of a write: shared (aligned "
-	  "DAX in 4.6) or exclusive", check_iolock },
+	  "DAX in 4.6) or exclusive", check_iolock, "fio" },
 	{ "update_time_ns", "500", "ns of the timestamp transaction under "
-	  "the ILOCK", check_update_time },
+	  "the ILOCK", check_ns, "fio" },
 	{ "map_ns", "auto", "ns of xfs_bmapi_read() under the ILOCK, or auto "
-	  "(lseek SEEK_DATA on XFS, less SEEK_CUR)", kscale_check_ns_or_auto },
+	  "(lseek SEEK_DATA on XFS, less SEEK_CUR)", kscale_check_ns_or_auto,
+	  "fio" },
 	{ "io_path_ns", "auto", "ns of each I/O outside the locks, or auto "
 	  "(a real XFS pread/pwrite less the model's own I/O)",
-	  kscale_check_ns_or_auto },
+	  kscale_check_ns_or_auto, "fio" },
+	{ "readers", "50%", "reader threads: N, or P% of the run's threads "
+	  "rounded down; the others are writers", check_readers, "locktest" },
+	{ "hold_ns", "0", "ns of work holding the rwsem", check_ns,
+	  "locktest" },
+	{ "think_ns", "0", "ns of work after each unlock (outside the rwsem)",
+	  check_ns, "locktest" },
 	{ "wake", "futex", "how the model scheduler wakes a sleeper: futex "
 	  "(the host's), or NS: it polls and runs NS after its wake-up",
 	  check_wake },

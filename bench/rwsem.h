@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../lib/harness/fio.h"
 #include "../lib/harness/kscale.h"
@@ -30,11 +31,31 @@ struct fio_run {
 	struct fio_proc fio;
 };
 
+/* What a model task's slow paths did, at the end of its loop. */
+struct rwsem_task {
+	struct rwsem_profile profile;
+	unsigned long nvcsw, nivcsw;
+};
+
+/* A model task's start: its profile and switch counts from 0. */
+static inline void rwsem_task_start(void)
+{
+	memset(&rwsem_profile, 0, sizeof(rwsem_profile));
+	current->nvcsw = current->nivcsw = 0;
+}
+
+/* Its loop's end: what they came to. */
+static inline void rwsem_task_save(struct rwsem_task *rt)
+{
+	rt->profile = rwsem_profile;
+	rt->nvcsw = current->nvcsw;
+	rt->nivcsw = current->nivcsw;
+}
+
 /* Cache-line aligned, as the kernel's per-CPU OSQ nodes are. */
 struct fio_thread {
 	struct optimistic_spin_node osq_node;
-	struct rwsem_profile profile;
-	unsigned long nvcsw, nivcsw;
+	struct rwsem_task task;
 	uint64_t rng;
 	unsigned long reads, writes;
 	char *buf;
@@ -57,6 +78,16 @@ static inline void fio_io(struct fio_run *fr, struct fio_thread *ft,
 
 /* rwsem_counters.c: a model row's counters, at its teardown. */
 void fio_model_counters(struct kscale_run *run, struct fio_run *fr);
+
+/*
+ * rwsem_counters.c: the profile of each thread's struct rwsem_task at
+ * offset in its t->priv, as counters per `per` (each of its ops, one of
+ * a workload's operations): switches_per_<per> of every row, and for a
+ * model row (model) the slow paths' shares, spin_acquired,
+ * spin_abandoned, sleeps_<reason>_per_<per>, queued_<reason>_per_<per>.
+ */
+void rwsem_task_counters(struct kscale_run *run, size_t offset, double ops,
+			 const char *per, bool model);
 
 /*
  * rwsem_calibrate.c: --io-path-ns (auto or not) into fr and counters;

@@ -415,8 +415,8 @@ print(json.load(open(sys.argv[1]))["context"].get("kscale_fio_xfs_device", ""))'
 
 every[rwsem]=$tmp/rwsem.json
 check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
-	env TMPDIR="$tmp" "$build/bench/rwsem" --cpus=1,2,4 --oversubscribe \
-	--rw=randrw,randwrite --size=4m "${tiny[@]}" \
+	env TMPDIR="$tmp" "$build/bench/rwsem" --workloads=fio --cpus=1,2,4 \
+	--oversubscribe --rw=randrw,randwrite --size=4m "${tiny[@]}" \
 	--benchmark_out="$tmp/rwsem.json"
 check "rwsem: bandwidths, IOPS and the profile" rwsem_ok "$tmp/rwsem.json"
 check "rwsem: no XFS mount or loop device left" xfs_gone "$tmp/rwsem.json"
@@ -430,6 +430,75 @@ check "rwsem: compare prints the profile in percentage points" \
 		--before=v4.6 \
 		--after=reader_owned \
 		--metric=kernel_rwsem_down_write_slowpath_self_pct
+
+# locktest_ok RESULTS: each class's counters add up to the run's, the
+# --readers share made that many readers, each class's spread is ordered,
+# a class without threads counted nothing; only locktest's knobs in its
+# names, and fio's rows not run.
+locktest_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+assert rows
+model = {"v4.6", "reader_owned", "upstream"}
+for b in rows:
+    name, n = b["name"], b["threads"]
+    parts = name.split("/")
+    variant, knobs = parts[2], dict(p.split(":", 1) for p in parts[3:] if ":" in p)
+    assert parts[1] == "locktest" and variant in model | {"pthread"}, name
+    assert "rw" not in knobs and "hold_ns" in knobs, name
+    share = knobs["readers"]
+    readers = int(share[:-1]) * n // 100 if share.endswith("%") else int(share)
+    assert b["reader_threads"] == readers, name
+    assert b["reader_threads"] + b["writer_threads"] == n, name
+    total = b["ops_per_sec"]
+    assert total > 0, name
+    rates = b["reader_ops_per_sec"] + b["writer_ops_per_sec"]
+    assert abs(rates - total) <= 1e-6 * total, name
+    # the ops of both classes, over the same window
+    window = (b["reader_ops"] + b["writer_ops"]) / total
+    for c in ("reader", "writer"):
+        assert abs(b[c + "_ops"] - b[c + "_ops_per_sec"] * window) <= 1e-6 * total, name
+        if not b[c + "_threads"]:
+            assert b[c + "_ops"] == 0 and c + "_ops_per_sec_min" not in b, name
+            continue
+        lo, mean, hi = (b[f"{c}_ops_per_sec_{k}"] for k in ("min", "mean", "max"))
+        assert 0 <= lo <= mean <= hi, name
+        assert abs(mean * b[c + "_threads"] - b[c + "_ops_per_sec"]) <= 1e-6 * total
+        assert b["thread_ops_per_sec_min"] <= lo and hi <= b["thread_ops_per_sec_max"]
+    assert b["switches_per_op"] >= 0 and "total_MBps" not in b, name
+    if variant in model:
+        for key in ("spin_acquired", "spin_abandoned",
+                    "sleeps_write_behind_handoff_per_op",
+                    "sleeps_read_behind_writer_per_op",
+                    "queued_spin_reader_timeout_per_op",
+                    "kernel_rwsem_down_write_slowpath_self_pct"):
+            assert b[key] >= 0, (name, key)
+PY
+}
+
+check "rwsem locktest: every model variant and pthread, the reader shares" \
+	"$build/bench/rwsem" --workloads=locktest --cpus=1,2,4 --oversubscribe \
+	--readers=50%,0,100% --hold-ns=0,200 "${tiny[@]}" \
+	--benchmark_out="$tmp/locktest.json"
+check "rwsem locktest: readers and writers counted apart" \
+	locktest_ok "$tmp/locktest.json"
+check "rwsem locktest: simulated, the same counters" \
+	"$build/bench/rwsem" --workloads=locktest --variants=v4.6,upstream \
+	--sim=hpe-4s-haswell-ex-2016 --cpus=2,8 --readers=50%,1 \
+	--think-ns=100 --duration=0.005 --warmup=0.001 \
+	--benchmark_out="$tmp/locktest-sim.json"
+check "rwsem locktest: simulated counters add up" \
+	locktest_ok "$tmp/locktest-sim.json"
+check "rwsem locktest: compare tables each class's fairness" \
+	compare_says "rwsem: writer_ops_per_sec_min" "$tmp/locktest.json" \
+		--before=v4.6 --after=upstream \
+		--metric=reader_ops_per_sec_min,writer_ops_per_sec_min
+check "rwsem locktest: more readers than threads fails the run" \
+	fails_saying "readers=3: more than the run's 2 threads" \
+	"$build/bench/rwsem" --workloads=locktest --variants=v4.6 --cpus=2 \
+	--readers=3 "${tiny[@]}"
 
 # perf_ok RESULTS FUNCTION MIN: every function the model names has both
 # counters, and FUNCTION (with its callees) took at least MIN% of samples.

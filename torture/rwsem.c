@@ -4,7 +4,11 @@
  * v4.6's rwsem-xadd, with the seed's reader-owned patch, and today's
  * rwsem.  Each operation is down_read, down_write, down_write then
  * downgrade_write then up_read, or a read or write trylock, on one of two
- * rwsems or nested on both (always the first one first).
+ * rwsems or nested on both (always the first one first).  As in the
+ * locktest workload, a quarter of the tasks only ever read the first
+ * rwsem and a quarter only ever write it (the one class each, a writer
+ * class that never reads: what hand-off and reader spinning must keep
+ * fair); the others mix.
  *
  * Invariants: inside a section the holders count themselves (atomics):
  * a writer sees no other writer and no reader, a reader no writer, and a
@@ -28,6 +32,7 @@
 #define NR_SEMS		2
 #define NESTED_ONE_IN	8	/* operations taking both rwsems */
 #define STATE_ONE_IN	4	/* sections that also read the model's state */
+#define CLASS_ONE_IN	4	/* tasks that only read, and as many that write */
 
 enum rt_mode { RT_READ, RT_WRITE, RT_DOWNGRADE, RT_READ_TRY, RT_WRITE_TRY };
 
@@ -245,6 +250,13 @@ static void rt_op(struct torture_task *t)
 	struct rt_sem *s = &rt.sems[torture_random() % NR_SEMS];
 	unsigned long data, inner_data;
 
+	/* locktest's classes: a reader, or a writer, for good */
+	if (t->id % CLASS_ONE_IN < 2) {
+		outer = t->id % CLASS_ONE_IN ? RT_WRITE : RT_READ;
+		if (rt_lock(t, &rt.sems[0], outer, &data))
+			rt_unlock(t, &rt.sems[0], outer, data);
+		return;
+	}
 	if (torture_random() % NESTED_ONE_IN) {
 		if (rt_lock(t, s, outer, &data))
 			rt_unlock(t, s, outer, data);

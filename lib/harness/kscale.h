@@ -33,6 +33,7 @@ struct kscale_thread {
 	clockid_t cputime;		/* its CPU-time clock */
 	pid_t tid;
 	struct task_struct *task;	/* its model task, for the controller */
+	int class;			/* its workload's ->classes[], set up */
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
 /*
@@ -78,6 +79,16 @@ struct kscale_workload {
 	 * after teardown.
 	 */
 	size_t thread_size;
+	/*
+	 * Not NULL: the classes of its threads, NULL-terminated ("reader",
+	 * "writer"); the set-up gives each thread its t->class, and the
+	 * window counts each class's operations apart (<class>_ops,
+	 * <class>_ops_per_sec, <class>_threads and, when the class has
+	 * threads, <class>_ops_per_sec_min/_mean/_max).
+	 */
+	const char *const *classes;
+	/* Not NULL: whether it runs a row; the others are not registered. */
+	bool (*runs)(const struct kscale_variant *row);
 };
 
 struct kscale_knob {
@@ -86,6 +97,8 @@ struct kscale_knob {
 	const char *doc;
 	/* One value; 0, or -1 with a reason in err. */
 	int (*check)(const char *value, char *err, size_t len);
+	/* Not NULL: the one workload it is a knob of, in whose names only. */
+	const char *workload;
 };
 
 struct kscale_options;

@@ -61,8 +61,9 @@ static char *bench_name(const struct registry *r, int w, int v,
 	off = snprintf(name, len, "%s/%s/%s", r->m->name,
 		       r->m->workloads[w].name, kscale_variants.rows[v].name);
 	for (i = 0; i < r->m->nr_knobs; i++)
-		off += snprintf(name + off, len - off, "/%s:%s",
-				r->m->knobs[i].name, knob[i]);
+		if (knob[i])
+			off += snprintf(name + off, len - off, "/%s:%s",
+					r->m->knobs[i].name, knob[i]);
 	snprintf(name + off, len - off, "/placement:%s", r->o->placement);
 	return name;
 }
@@ -125,6 +126,12 @@ static void register_knobs(struct registry *r, int w, int v, const char **knob,
 			register_one(r, w, v, knob, r->counts[i]);
 		return;
 	}
+	/* another workload's knob: not in this one's names, not swept */
+	if (!kscale_knob_of(&r->m->knobs[k], &r->m->workloads[w])) {
+		knob[k] = NULL;
+		register_knobs(r, w, v, knob, k + 1);
+		return;
+	}
 	for (i = 0; i < r->o->knobs[k].nr; i++) {
 		knob[k] = r->o->knobs[k].value[i];
 		register_knobs(r, w, v, knob, k + 1);
@@ -138,7 +145,9 @@ static void register_all(struct registry *r)
 
 	for (w = 0; w < r->m->nr_workloads; w++)
 		for (v = 0; v < kscale_variants.nr; v++)
-			if (r->o->workload_on[w] && r->o->variant_on[v])
+			if (r->o->workload_on[w] && r->o->variant_on[v] &&
+			    (!r->m->workloads[w].runs ||
+			     r->m->workloads[w].runs(&kscale_variants.rows[v])))
 				register_knobs(r, w, v, knob, 0);
 	free(knob);
 }

@@ -200,6 +200,25 @@ static int join_variants(const struct kscale_model *m, char *err, size_t len)
 	return 0;
 }
 
+/* Each knob of one workload names one of the model's. */
+static int check_knob_workloads(const struct kscale_model *m, char *err,
+				size_t len)
+{
+	int i, w;
+
+	for (i = 0; i < m->nr_knobs; i++) {
+		for (w = 0; w < m->nr_workloads &&
+		     !kscale_knob_of(&m->knobs[i], &m->workloads[w]); w++)
+			;
+		if (w == m->nr_workloads) {
+			snprintf(err, len, "knob %s: no workload %s",
+				 m->knobs[i].name, m->knobs[i].workload);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void options_defaults(struct kscale_options *o,
 			     const struct kscale_model *m, int argc, char **argv)
 {
@@ -218,7 +237,7 @@ int options_parse(struct kscale_options *o, const struct kscale_model *m,
 	int i, nr, ret;
 
 	options_defaults(o, m, argc, argv);
-	if (join_variants(m, err, len))
+	if (join_variants(m, err, len) || check_knob_workloads(m, err, len))
 		return -1;
 	flags = options_flags(o, m, &nr);
 	nr += m->nr_knobs;
@@ -310,9 +329,24 @@ void options_list(const struct kscale_model *m)
 		printf("  variant  %-12s %s\n", kscale_variants.rows[i].name,
 		       kscale_variants.rows[i].doc);
 	for (i = 0; i < m->nr_knobs; i++)
-		printf("  knob     %-12s %s (default %s)\n", m->knobs[i].name,
+		printf("  knob     %-12s %s%s%s%s (default %s)\n",
+		       m->knobs[i].name, m->knobs[i].workload ? "(" : "",
+		       m->knobs[i].workload ?: "",
+		       m->knobs[i].workload ? " only) " : "",
 		       m->knobs[i].doc, m->knobs[i].def);
 	options_list_flags(m);
+}
+
+bool kscale_workload_selected(const struct kscale_options *o,
+			      const char *name)
+{
+	const struct kscale_model *m = &kscale_model;
+	int i;
+
+	for (i = 0; i < m->nr_workloads; i++)
+		if (!strcmp(m->workloads[i].name, name))
+			return o->workload_on[i];
+	return false;
 }
 
 bool kscale_variant_selected(const struct kscale_options *o, const char *name)
@@ -325,6 +359,19 @@ bool kscale_variant_selected(const struct kscale_options *o, const char *name)
 	return false;
 }
 
+/* Whether a selected workload takes knob k. */
+static bool knob_workload_on(const struct kscale_options *o,
+			     const struct kscale_knob *k)
+{
+	const struct kscale_model *m = &kscale_model;
+	int w;
+
+	for (w = 0; w < m->nr_workloads; w++)
+		if (o->workload_on[w] && kscale_knob_of(k, &m->workloads[w]))
+			return true;
+	return false;
+}
+
 bool kscale_knob_has_value(const struct kscale_options *o, const char *knob,
 			   const char *value)
 {
@@ -332,7 +379,8 @@ bool kscale_knob_has_value(const struct kscale_options *o, const char *knob,
 	int i, j;
 
 	for (i = 0; i < m->nr_knobs; i++)
-		if (!strcmp(m->knobs[i].name, knob))
+		if (!strcmp(m->knobs[i].name, knob) &&
+		    knob_workload_on(o, &m->knobs[i]))
 			for (j = 0; j < o->knobs[i].nr; j++)
 				if (!strcmp(o->knobs[i].value[j], value))
 					return true;

@@ -3,6 +3,7 @@
 #define KSCALE_OPTIONS_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "flags.h"
 #include "kscale.h"
@@ -43,6 +44,13 @@ struct kscale_options {
 /* The model's rows then the bench's host rows, as options_parse() checked. */
 extern struct kscale_variant_table kscale_variants;
 
+/* Whether k is a knob of w: of its workload alone, or of every one. */
+static inline bool kscale_knob_of(const struct kscale_knob *k,
+				  const struct kscale_workload *w)
+{
+	return !k->workload || !strcmp(k->workload, w->name);
+}
+
 int options_parse(struct kscale_options *o, const struct kscale_model *m,
 		  int argc, char **argv, char *err, size_t len);
 void options_usage(const struct kscale_model *m);
@@ -55,6 +63,8 @@ void kscale_skip_variant(const struct kscale_options *o, const char *name,
 			 const char *why);
 bool kscale_variant_selected(const struct kscale_options *o,
 			     const char *name);
+bool kscale_workload_selected(const struct kscale_options *o,
+			      const char *name);
 int options_select(const char *list, const char *what, const char **names,
 		   int nr, bool *on, char *err, size_t len);
 

@@ -26,6 +26,66 @@ void set_thread_spread(struct kscale_run *run, double min, double mean,
 	kscale_set_counter(run, "thread_ops_per_sec_max", max);
 }
 
+/* Each class's counters' names: the harness keeps a name, not a copy. */
+#define MAX_CLASSES	4
+
+enum { C_THREADS, C_OPS, C_RATE, C_MIN, C_MEAN, C_MAX, C_NR };
+
+static const char *const class_counter_kind[C_NR] = {
+	"threads", "ops", "ops_per_sec", "ops_per_sec_min",
+	"ops_per_sec_mean", "ops_per_sec_max",
+};
+
+static char class_counter[MAX_CLASSES][C_NR][64];
+
+static void set_class_counter(struct kscale_run *run, int c, int kind,
+			      const char *class, double v)
+{
+	char *name = class_counter[c][kind];
+
+	snprintf(name, sizeof(class_counter[c][kind]), "%s_%s", class,
+		 class_counter_kind[kind]);
+	kscale_set_counter(run, name, v);
+}
+
+/* The window's operations of each of the workload's thread classes. */
+static void set_class_counters(struct kscale_bench *b,
+			       const struct snapshot *start,
+			       const struct snapshot *end)
+{
+	const char *const *classes = b->workload->classes;
+	struct kscale_run *run = &b->run;
+	double total, min, max, d;
+	int c, i, n;
+
+	for (c = 0; classes && classes[c]; c++) {
+		if (c == MAX_CLASSES) {
+			kscale_fail(run, "%s: more than %d thread classes",
+				    b->workload->name, MAX_CLASSES);
+			return;
+		}
+		total = 0, min = -1, max = 0, n = 0;
+		for (i = 0; i < run->nr_threads; i++) {
+			if (run->threads[i].class != c)
+				continue;
+			d = (double)(end[i].ops - start[i].ops);
+			total += d;
+			min_max_add(d, &min, &max);
+			n++;
+		}
+		set_class_counter(run, c, C_THREADS, classes[c], n);
+		set_class_counter(run, c, C_OPS, classes[c], total);
+		set_class_counter(run, c, C_RATE, classes[c],
+				  total / b->window);
+		if (!n)
+			continue;
+		set_class_counter(run, c, C_MIN, classes[c], min / b->window);
+		set_class_counter(run, c, C_MEAN, classes[c],
+				  total / n / b->window);
+		set_class_counter(run, c, C_MAX, classes[c], max / b->window);
+	}
+}
+
 double set_counters(struct kscale_bench *b, const struct snapshot *start,
 		    const struct snapshot *end, double cpu_window)
 {
@@ -48,6 +108,7 @@ double set_counters(struct kscale_bench *b, const struct snapshot *start,
 	kscale_set_counter(run, "fairness", min_over_max(min, max));
 	set_thread_spread(run, min / b->window,
 			  total / run->nr_threads / b->window, max / b->window);
+	set_class_counters(b, start, end);
 	kscale_set_counter(run, "cpu_fairness", min_over_max(cpu_min, cpu_max));
 	kscale_set_counter(run, "cpu_busy_pct",
 			   100 * cpu / cpu_window / b->nr_distinct_cpus);

@@ -29,7 +29,8 @@ Benjamini-Hochberg at a 5% false discovery rate, or smaller than
 A simulated side whose seeds split in two shows their range ("bistable:
 LO..HI over N seeds"), not a median; "[starved ...]" marks repetitions
 where a thread did under 10% of the threads' mean.
-The default metric is the model's primary one (kscale_primary_metric)."""
+The default metric is the model's primary one (kscale_primary_metric),
+ops_per_sec where the runs have none of it (rwsem's locktest)."""
 
 
 @dataclass
@@ -237,18 +238,40 @@ def disturbed(row):
 STARVED_SHARE = 0.1
 
 
+# A workload's thread classes (readers, writers) have their own spread.
+CLASS_MIN = re.compile(r"(?!thread_)([a-z0-9_]+)_ops_per_sec_min")
+
+
+def starved_classes(r):
+    """The classes of repetition r with a thread under STARVED_SHARE of
+    all threads' mean ({""} for a starved thread of a workload without
+    classes); empty if none was starved."""
+    mean = finite(r.get("thread_ops_per_sec_mean"))
+    if not mean:
+        return set()
+    lows = {m.group(1): finite(v) for k, v in r.items()
+            if (m := CLASS_MIN.fullmatch(k))}
+    lows = lows or {"": finite(r.get("thread_ops_per_sec_min"))}
+    return {c for c, low in lows.items() if low is not None and low < STARVED_SHARE * mean}
+
+
 def starved_rep(r):
     """True if a thread of repetition r did under STARVED_SHARE of the mean."""
-    low, mean = finite(r.get("thread_ops_per_sec_min")), finite(r.get("thread_ops_per_sec_mean"))
-    return low is not None and bool(mean) and low < STARVED_SHARE * mean
+    return bool(starved_classes(r))
 
 
 def starved(row):
     """'' or ' [starved before k/n, after k/n]': the repetitions of each
-    side where a thread was starved (the sides with none left out)."""
-    sides = [f"{side} {k}/{len(run.rows)}" for side, run in
-             (("before", row.before), ("after", row.after))
-             if (k := sum(1 for r in run.rows if starved_rep(r)))]
+    side where a thread was starved (the sides with none left out), each
+    followed by the starved classes where the workload has them:
+    ' [starved before 3/3 (reader)]'."""
+    sides = []
+    for side, run in (("before", row.before), ("after", row.after)):
+        per_rep = [starved_classes(r) for r in run.rows]
+        if k := sum(1 for c in per_rep if c):
+            classes = sorted(set().union(*per_rep) - {""})
+            sides.append(f"{side} {k}/{len(run.rows)}"
+                         + (f" ({', '.join(classes)})" if classes else ""))
     return f" [starved {', '.join(sides)}]" if sides else ""
 
 
@@ -359,7 +382,9 @@ def legend(min_effect):
             f"[starved before k/n, after k/n]: in k of a side's n repetitions a "
             f"thread did under {STARVED_SHARE:.0%} of the threads' mean "
             "(thread_ops_per_sec_min against _mean; --metric=thread_ops_per_sec_min "
-            "shows it)",
+            "shows it); (CLASS, ...): the classes it was of, where the threads have "
+            "classes (CLASS_ops_per_sec_min against the threads' mean; "
+            "--metric=CLASS_ops_per_sec_min shows it)",
             "bistable: LO..HI over n seeds: a simulated side whose seeds split in "
             "two at the widest gap between neighbours, the gap at least "
             f"{stats.BISTABLE_GAP_PCT:g}% of the median and {stats.BISTABLE_GAP_RATIO:g}x "
@@ -428,9 +453,13 @@ def error_notes(loaded):
 
 
 def default_metrics(loaded):
-    """The model's primary metric, if every file records the same one."""
+    """The model's primary metric, if every file records the same one and
+    has it (a workload may not count it: rwsem's locktest has no MB/s)."""
     primary = {res.context.get("kscale_primary_metric") for res in loaded}
-    return [primary.pop()] if len(primary) == 1 and None not in primary else DEFAULT_METRICS
+    if len(primary) != 1 or None in primary:
+        return DEFAULT_METRICS
+    metric = primary.pop()
+    return [metric] if all(metric in res.metrics() for res in loaded) else DEFAULT_METRICS
 
 
 def compare_command(argv):

@@ -36,7 +36,7 @@ MODEL_ARGS = {
     'mnt_writers': ['--mounts=1,2', '--path-work-ns=auto'],
     'shmem_fault': ['--fault-work-ns=auto'],
     'real_lookup': ['--dcache=10000', '--fs-lookup-ns=auto'],
-    'rwsem': ['--rw=randrw'],
+    'rwsem': ['--workloads=fio', '--rw=randrw'],
 }
 # seed 003's headline: lookups that sleep on 5 disks, 16 tasks a CPU
 DISKS = ('real_lookup_disks', 'real_lookup',

@@ -346,6 +346,21 @@ class CompareReportsWhatItDrops(unittest.TestCase):
         self.assertIn("[starved before k/n, after k/n]: in k of a side's n repetitions "
                       "a thread did under 10% of the threads' mean", out)
 
+    def test_starved_classes_are_named(self):
+        def spread(reader, writer):
+            return {"thread_ops_per_sec_min": min(reader, writer),
+                    "thread_ops_per_sec_mean": 5.0,
+                    "reader_ops_per_sec_min": reader, "writer_ops_per_sec_min": writer}
+        rows = [self.row("a", 2, 10.0, **spread(0.1, 9.0)), self.row("a", 2, 10.0, **spread(0.2, 0.3)),
+                self.row("b", 2, 10.0, **spread(4.0, 5.0)), self.row("b", 2, 10.0, **spread(1.0, 0.0)),
+                self.row("a", 4, 10.0, **spread(4.0, 5.0)), self.row("b", 4, 10.0, **spread(0.5, 6.0))]
+        out = run_cli("compare", self.results(rows), "--before=a", "--after=b").stdout
+        self.assertIn("w threads:2 [starved before 2/2 (reader, writer), after 1/2 (writer)]",
+                      out)
+        self.assertIn("w threads:4  ", out)
+        self.assertNotIn("w threads:4 [", out)
+        self.assertIn("(CLASS, ...): the classes it was of", out)
+
     def test_bistable_seeds_show_their_range(self):
         split = [5.7 * M, 7.4 * M, 5.75 * M, 7.5 * M, 5.8 * M]
         rows = [self.row("a", 16, v) for v in split] + \
@@ -377,6 +392,13 @@ class CompareReportsWhatItDrops(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("m: total_MBps, before=a after=b", proc.stdout)
         self.assertNotIn("m: ops_per_sec", proc.stdout)
+        # a file of another workload of the model (rwsem's locktest, no
+        # total_MBps): ops_per_sec
+        rows = [self.row("a", 1, 10.0), self.row("b", 1, 12.0)]
+        path = self.results(rows, {"kscale_primary_metric": "total_MBps"})
+        proc = run_cli("compare", path, "--before=a", "--after=b")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("m: ops_per_sec (ops/s), before=a after=b", proc.stdout)
 
     def test_contexts_that_matter_are_compared(self):
         rows = [self.row("a", 1, 10.0)]

@@ -11,8 +11,8 @@ from . import REPO  # (the package puts scripts/ on sys.path)
 from kscale_analysis.config import Configs  # noqa: E402
 
 # run line options that are not knobs of a job part
-NOT_KNOBS = ("--variants", "--cpus", "--oversubscribe", "--duration", "--warmup",
-             "--target-ci", "--max-repetitions")
+NOT_KNOBS = ("--variants", "--workloads", "--cpus", "--oversubscribe", "--duration",
+             "--warmup", "--target-ci", "--max-repetitions")
 DEFAULT_THREADS = ["1", "50%", "100%"]
 
 
@@ -74,6 +74,7 @@ def matches(part, args):
             part["warmup"] == options["--warmup"] and
             part["repetitions"] == options["--benchmark_repetitions"] and
             part["nr_threads"] == threads(args) and
+            options.get("--workloads") in (None, part.get("workload")) and
             (variants is None) == ("variants" not in part) and
             set(part.get("variants", "").split(",")) <= set((variants or "").split(",")) and
             set(part_knobs) == set(knobs))

@@ -172,7 +172,10 @@ test_bench_bad_input() {
 		check "mnt_writers $arg" bench_rejects "$arg"
 	done
 	# a size whose k/m/g shift overflows wrapped to a small one (fuzzed)
-	for arg in --size=17179869185g --size=99999999999999999999 --bs=0k; do
+	# and locktest's reader share (the same knob: a count or P%)
+	for arg in --size=17179869185g --size=99999999999999999999 --bs=0k \
+		   --readers=101% --readers=% --readers=-1 --readers=5%% \
+		   --readers=65537 --hold-ns=-1; do
 		check "rwsem $arg" bench_rejects "$arg" "${bench%/*}/rwsem"
 	done
 }
