@@ -2,9 +2,9 @@
 /*
  * The kernel primitives of lib/kernel on their own: every thread bumps one
  * logical counter through a shared atomic_t (a locked add or a cmpxchg
- * loop), a counter under a ticket
- * spinlock or 2.6.7's byte spinlock, or its own per-CPU slot.  After the window the counter must
- * equal the operations counted, exactly.
+ * loop), a counter under a ticket spinlock, 6.18's queued spinlock or
+ * 2.6.7's byte spinlock, or its own per-CPU slot.  After the window the
+ * counter must equal the operations counted, exactly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,13 @@
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/lockstat.h"
 #include "../lib/kernel/percpu.h"
+#include "../lib/kernel/qspinlock.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
 
-enum counter_kind { ATOMIC, ADD_UNLESS, SPINLOCK, DECB_SPINLOCK, PERCPU };
+enum counter_kind {
+	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, PERCPU
+};
 
 /* atomic_add_unless()'s u: a value the counter, counting up, never meets */
 #define ADD_UNLESS_NEVER	(-1)
@@ -31,6 +34,7 @@ struct counter {
 	unsigned long hold_ns, think_ns;
 	atomic_t shared ____cacheline_aligned;
 	spinlock_t lock ____cacheline_aligned;
+	struct qspinlock qlock ____cacheline_aligned;
 	decb_spinlock_t decb_lock ____cacheline_aligned;
 	unsigned long locked_count;
 	struct pcp_count __percpu *pcp;
@@ -49,6 +53,12 @@ static void counter_loop(struct kscale_thread *t)
 		case ADD_UNLESS:
 			lockstat_visit(&c->shared);
 			atomic_add_unless(&c->shared, 1, ADD_UNLESS_NEVER);
+			break;
+		case QSPINLOCK:
+			qspin_lock(&c->qlock, false);
+			c->locked_count++;
+			ndelay(c->hold_ns);
+			qspin_unlock(&c->qlock);
 			break;
 		case SPINLOCK:
 			spin_lock(&c->lock);
@@ -73,8 +83,9 @@ static void counter_loop(struct kscale_thread *t)
 }
 
 /*
- * For lockstat, as struct counter lays them out: the ticket lock's line
- * and locked_count's, which sits on decb_lock's; the others one line.
+ * For lockstat, as struct counter lays them out: the ticket or queued
+ * lock's line and locked_count's, which sits on decb_lock's; the others
+ * one line.
  */
 static void counter_lockstat_register(struct counter *c)
 {
@@ -87,6 +98,9 @@ static void counter_lockstat_register(struct counter *c)
 		break;
 	case SPINLOCK:
 		lockstat_register(&c->lock, "lock", 2, LOCKSTAT_SPIN);
+		break;
+	case QSPINLOCK:
+		lockstat_register(&c->qlock, "qlock", 2, LOCKSTAT_SPIN);
 		break;
 	case DECB_SPINLOCK:
 		lockstat_register(&c->decb_lock, "decb_lock", 1,
@@ -125,6 +139,7 @@ static unsigned long counter_value(struct counter *c)
 	case ADD_UNLESS:
 		return (unsigned int)atomic_read(&c->shared);
 	case SPINLOCK:
+	case QSPINLOCK:
 	case DECB_SPINLOCK:
 		return c->locked_count;
 	default:
@@ -143,7 +158,8 @@ static int counter_teardown(struct kscale_run *run)
 
 	for (i = 0; i < run->nr_threads; i++)
 		ops += run->threads[i].ops;
-	if (counter_value(c) != (c->kind == SPINLOCK || c->kind == DECB_SPINLOCK ?
+	if (counter_value(c) != (c->kind == SPINLOCK || c->kind == QSPINLOCK ||
+				 c->kind == DECB_SPINLOCK ?
 				 ops : ops & 0xffffffffUL))
 		kscale_fail(run, "counter is %lu after %lu increments",
 			    counter_value(c), ops);
@@ -168,7 +184,7 @@ static const struct kscale_workload workloads[] = {
 };
 
 static const enum counter_kind kinds[] = {
-	ATOMIC, ADD_UNLESS, SPINLOCK, DECB_SPINLOCK, PERCPU,
+	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, PERCPU,
 };
 
 /* lib/kernel's own table: a row's ops is the counter it bumps. */
@@ -179,6 +195,8 @@ KSCALE_VARIANT_TABLE(primitives_variants,
 	  &kinds[ADD_UNLESS] },
 	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)",
 	  &kinds[SPINLOCK] },
+	{ "qspinlock", "++ under one queued spinlock (6.18 x86: pending bit, "
+		       "MCS queue)", &kinds[QSPINLOCK] },
 	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "
 			   "2.6.25)", &kinds[DECB_SPINLOCK] },
 	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot",
@@ -189,7 +207,7 @@ static const struct kscale_variant host_variants[] = {
 };
 
 static const struct kscale_knob knobs[] = {
-	{ "hold_ns", "0", "ns of work inside either spinlock", check_hold },
+	{ "hold_ns", "0", "ns of work inside the spinlock", check_hold },
 	{ "think_ns", "0", "ns of work after each increment, outside any lock "
 			   "(the non-critical section)", check_hold },
 };

@@ -13,6 +13,7 @@
  * under ThreadSanitizer (test_primitives_tsan) any of them weakened to
  * relaxed is a data race on that data (tests/mutations/primitives.txt).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@
 #include "../lib/kernel/mutex.h"
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
+#include "../lib/kernel/qspinlock.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
 #include "helpers.h"
@@ -140,6 +142,230 @@ static void test_spinlock_ticket_wrap(void **state)
 	}
 	assert_int_equal(lock.tickets.head, 2);
 	assert_int_equal(lock.tickets.tail, 2);
+}
+
+/* The queued spinlock's mutual exclusion, both versions. */
+struct qlocked_counter {
+	struct qspinlock lock;
+	bool v4_6;
+	bool trylock;
+	struct section s;
+};
+
+static void hammer_qlock(struct test_thread *t)
+{
+	struct qlocked_counter *c = t->arg;
+	int i;
+
+	for (i = 0; i < LOOPS; i++) {
+		if (c->trylock)
+			while (!qspin_trylock(&c->lock))
+				cpu_relax();
+		else
+			qspin_lock(&c->lock, c->v4_6);
+		section(&c->s);
+		qspin_unlock(&c->lock);
+		outside(i);
+	}
+}
+
+static void test_qspinlock_mutual_exclusion(void **state)
+{
+	int v4_6;
+
+	for (v4_6 = 0; v4_6 < 2; v4_6++) {
+		struct qlocked_counter c = { .v4_6 = v4_6 };
+		int n = test_racers(MAX_THREADS);
+
+		test_race(n, hammer_qlock, &c);
+		c.trylock = true;
+		test_race(n, hammer_qlock, &c);
+		assert_int_equal(c.s.overlaps, 0);
+		assert_int_equal(c.s.count, 2 * n * LOOPS);
+		assert_int_equal(atomic_read(&c.lock.val), 0);
+	}
+}
+
+/*
+ * The tail at the CPUs the kernel must encode: (cpu + 1, idx) in bits
+ * 18-31 and 16-17, clear of the locked and pending bytes, decoded back.
+ */
+static void test_qspinlock_tail_encoding(void **state)
+{
+	static const int cpus[] = { 0, 1, 511, 512, 8191 };
+	unsigned int i;
+	int idx;
+
+	assert_int_equal(_Q_PENDING_BITS, 8);
+	assert_int_equal(_Q_TAIL_OFFSET, 16);
+	assert_true(CONFIG_NR_CPUS >= 8192);
+	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+		for (idx = 0; idx < _Q_MAX_NODES; idx++) {
+			uint32_t tail = encode_tail(cpus[i], idx);
+
+			assert_int_equal(tail & _Q_LOCKED_PENDING_MASK, 0);
+			assert_true(tail & _Q_TAIL_MASK);
+			assert_int_equal(decode_tail_cpu(tail), cpus[i]);
+			assert_int_equal(decode_tail_idx(tail), idx);
+		}
+	assert_int_equal(encode_tail(511, 0), 512u << 18);
+	assert_int_equal(encode_tail(8191, 3), (8192u << 18) | (3u << 16));
+}
+
+/* A queued spinlock's ways in, as one test drives them. */
+struct qlock_ops {
+	void (*lock)(struct qspinlock *lock);
+	void (*unlock)(struct qspinlock *lock);
+};
+
+#define QUEUE_WAITERS	5
+
+/*
+ * The lock, its waiters in the order they came, and the order they took
+ * it in; each waiter notes the word it found once it held the lock.
+ */
+struct queue_run {
+	const struct qlock_ops *ops;
+	struct qspinlock lock;
+	int cpu[QUEUE_WAITERS];		/* the waiters' CPU ids */
+	int order[QUEUE_WAITERS];	/* plain: the lock orders it */
+	uint32_t held_word[QUEUE_WAITERS];
+	int nr_taken;
+	int done;
+};
+
+static void queue_waiter(struct queue_run *r, int i)
+{
+	/* smp_processor_id() alone: the tail encodes any CPU id */
+	kscale_this_cpu = r->cpu[i];
+	r->ops->lock(&r->lock);
+	r->held_word[i] = atomic_read(&r->lock.val);
+	r->order[r->nr_taken++] = i;
+	r->ops->unlock(&r->lock);
+	test_note(&r->done);
+}
+
+/* Until *word & mask == want, at most 10 s: false if it never was. */
+static bool wait_word(int *word, uint32_t mask, uint32_t want)
+{
+	double end = test_now_ms() + 10000;
+
+	while (((uint32_t)__atomic_load_n(word, __ATOMIC_ACQUIRE) & mask) !=
+	       want)
+		if (test_now_ms() > end)
+			return false;
+	return true;
+}
+
+struct queue_start {
+	struct queue_run *run;
+	int i;
+	pthread_t tid;
+};
+
+static void *queue_thread(void *arg)
+{
+	struct queue_start *start = arg;
+
+	queue_waiter(start->run, start->i);
+	return NULL;
+}
+
+/*
+ * The holder (this thread, CPU 0) holds the lock while waiter 0 comes
+ * and takes the pending bit (0,1,1), then waiters 1.. queue one at a
+ * time, each seen as the tail (cpu + 1, 0) before the next comes: CPUs
+ * 8191 and 511 among them, so that each decodes the other's tail.  Then
+ * the holder lets go: they must take the lock in the order they came,
+ * the pending one first, each finding pending clear once it holds it.
+ */
+static void run_queue_order(const struct qlock_ops *ops)
+{
+	static const int cpus[QUEUE_WAITERS] = { 1, 8191, 511, 2, 3 };
+	static struct queue_run r;
+	static struct queue_start start[QUEUE_WAITERS];
+	int i, saved_cpu = kscale_this_cpu;
+
+	memset(&r, 0, sizeof(r));
+	r.ops = ops;
+	memcpy(r.cpu, cpus, sizeof(cpus));
+	ops->lock(&r.lock);
+	for (i = 0; i < QUEUE_WAITERS; i++) {
+		start[i] = (struct queue_start){ &r, i, 0 };
+		if (pthread_create(&start[i].tid, NULL, queue_thread,
+				   &start[i]))
+			abort();
+		if (i == 0)
+			assert_true(wait_word(&r.lock.val.counter,
+					      ~(uint32_t)0, _Q_PENDING_VAL |
+					      _Q_LOCKED_VAL));
+		else
+			assert_true(wait_word(&r.lock.val.counter,
+					      _Q_TAIL_MASK,
+					      encode_tail(cpus[i], 0)));
+	}
+	ops->unlock(&r.lock);
+	assert_true(wait_word(&r.done, ~(uint32_t)0, QUEUE_WAITERS));
+	for (i = 0; i < QUEUE_WAITERS; i++) {
+		pthread_join(start[i].tid, NULL);
+		assert_int_equal(r.order[i], i);
+		assert_int_equal(r.held_word[i] & _Q_LOCKED_PENDING_MASK,
+				 _Q_LOCKED_VAL);
+	}
+	/* the last one claimed the lock as the only one queued */
+	assert_int_equal(r.held_word[QUEUE_WAITERS - 1], _Q_LOCKED_VAL);
+	assert_int_equal(atomic_read(&r.lock.val), 0);
+	kscale_this_cpu = saved_cpu;
+}
+
+static void raw_qlock(struct qspinlock *lock)
+{
+	queued_spin_lock(lock, false);
+}
+
+static void raw_qlock_v4_6(struct qspinlock *lock)
+{
+	queued_spin_lock(lock, true);
+}
+
+static const struct qlock_ops qspin_ops = { raw_qlock, queued_spin_unlock };
+static const struct qlock_ops qspin_v4_6_ops = {
+	raw_qlock_v4_6, queued_spin_unlock,
+};
+
+static void test_qspinlock_queue_order(void **state)
+{
+	run_queue_order(&qspin_ops);
+	run_queue_order(&qspin_v4_6_ops);
+}
+
+/*
+ * The pending path alone: one waiter beside the holder sets pending
+ * (0,1,1), takes the lock when it is let go, and clears pending as it
+ * does (0,0,1); the lock is free after it.
+ */
+static void test_qspinlock_pending(void **state)
+{
+	static const struct qlock_ops *ops[] = { &qspin_ops, &qspin_v4_6_ops };
+	static struct queue_run r;
+	static struct queue_start start;
+	unsigned int k;
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		memset(&r, 0, sizeof(r));
+		r.ops = ops[k];
+		r.cpu[0] = 1;
+		start = (struct queue_start){ &r, 0, 0 };
+		ops[k]->lock(&r.lock);
+		if (pthread_create(&start.tid, NULL, queue_thread, &start))
+			abort();
+		assert_true(wait_word(&r.lock.val.counter, ~(uint32_t)0,
+				      _Q_PENDING_VAL | _Q_LOCKED_VAL));
+		ops[k]->unlock(&r.lock);
+		pthread_join(start.tid, NULL);
+		assert_int_equal(r.held_word[0], _Q_LOCKED_VAL);
+		assert_int_equal(atomic_read(&r.lock.val), 0);
+	}
 }
 
 struct decb_counter {
@@ -375,6 +601,84 @@ static void test_node_of_this_cpu(void **state)
 	assert_int_equal(numa_node_id(), 0);
 }
 
+/*
+ * The orders the slow paths store with, as test_primitives_tsan cannot
+ * see them: the MCS hand-off (the head's store of 1 into its successor's
+ * node) publishes set_locked() to the successor, which then reads the
+ * word; written relaxed, a weaker CPU lets the successor see the lock
+ * free and take it too.  x86 and ThreadSanitizer never show it, so a
+ * copy of qspinlock.c is built here with every __atomic_store_n() noted
+ * first (a macro is not expanded inside itself), under other names.
+ */
+static int audit_handoffs, audit_relaxed_handoffs;
+
+static void audit_store(const volatile void *p, long v, int order);
+
+#define queued_spin_lock_slowpath	audit_queued_spin_lock_slowpath
+#define queued_spin_lock_slowpath_v4_6	audit_queued_spin_lock_slowpath_v4_6
+void audit_queued_spin_lock_slowpath(struct qspinlock *lock, uint32_t val);
+void audit_queued_spin_lock_slowpath_v4_6(struct qspinlock *lock,
+					  uint32_t val);
+#define __atomic_store_n(p, v, m) ({					\
+	audit_store((p), (long)(v), (m));				\
+	__atomic_store_n((p), (v), (m));				\
+})
+#include "../lib/kernel/qspinlock.c"
+#undef __atomic_store_n
+#undef queued_spin_lock_slowpath
+#undef queued_spin_lock_slowpath_v4_6
+
+/* A store of 1 into a node's locked: the hand-off. */
+static void audit_store(const volatile void *p, long v, int order)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)qnodes;
+
+	if ((uintptr_t)p < (uintptr_t)qnodes || off >= sizeof(qnodes) ||
+	    off % sizeof(qnodes[0]) % sizeof(struct qnode) !=
+	    offsetof(struct mcs_spinlock, locked) || v != 1)
+		return;
+	test_note(&audit_handoffs);
+	if (order != __ATOMIC_RELEASE && order != __ATOMIC_SEQ_CST)
+		test_note(&audit_relaxed_handoffs);
+}
+
+/* queued_spin_lock(), its slow paths the audited copy's */
+static void audit_lock(struct qspinlock *lock)
+{
+	int val = 0;
+
+	if (!__atomic_compare_exchange_n(&lock->val.counter, &val,
+					 _Q_LOCKED_VAL, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		audit_queued_spin_lock_slowpath(lock, val);
+}
+
+static void audit_lock_v4_6(struct qspinlock *lock)
+{
+	int val = 0;
+
+	if (!__atomic_compare_exchange_n(&lock->val.counter, &val,
+					 _Q_LOCKED_VAL, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		audit_queued_spin_lock_slowpath_v4_6(lock, val);
+}
+
+static void test_qspinlock_handoff_releases(void **state)
+{
+	static const struct qlock_ops audit_ops = {
+		audit_lock, queued_spin_unlock,
+	};
+	static const struct qlock_ops audit_v4_6_ops = {
+		audit_lock_v4_6, queued_spin_unlock,
+	};
+
+	run_queue_order(&audit_ops);
+	run_queue_order(&audit_v4_6_ops);
+	/* waiters 1..3 each hand the head on */
+	assert_int_equal(audit_handoffs, 2 * (QUEUE_WAITERS - 2));
+	assert_int_equal(audit_relaxed_handoffs, 0);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -387,6 +691,11 @@ int main(void)
 		cmocka_unit_test(test_spinlock_mutual_exclusion),
 		cmocka_unit_test(test_spinlock_trylock),
 		cmocka_unit_test(test_spinlock_ticket_wrap),
+		cmocka_unit_test(test_qspinlock_tail_encoding),
+		cmocka_unit_test(test_qspinlock_pending),
+		cmocka_unit_test(test_qspinlock_queue_order),
+		cmocka_unit_test(test_qspinlock_handoff_releases),
+		cmocka_unit_test(test_qspinlock_mutual_exclusion),
 		cmocka_unit_test(test_decb_spinlock_mutual_exclusion),
 		cmocka_unit_test(test_mutex_mutual_exclusion),
 		cmocka_unit_test(test_decb_spinlock_trylock),

@@ -5,7 +5,8 @@
  * an owner word and a count only the holder updates (non-atomically, so
  * a broken lock loses updates), atomic and per-CPU counts summing to
  * what the tasks added, and RCU readers that never see a retired object
- * freed.  The ticket spinlock's 16-bit wrap is exercised by volume.
+ * freed.  The ticket spinlock's 16-bit wrap is exercised by volume; the
+ * queued spinlock runs at v4.6 and at 6.18.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/mutex.h"
 #include "../lib/kernel/percpu.h"
+#include "../lib/kernel/qspinlock.h"
 #include "../lib/kernel/rcu.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
@@ -22,7 +24,10 @@
 #define RCU_LIVE	0x4c495645u
 #define RCU_DEAD	0xdeadbeefu
 
-enum prim { SPINLOCK, DECB_SPINLOCK, MUTEX, ATOMIC, PERCPU, RCU, NR_PRIMS };
+enum prim {
+	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, MUTEX, ATOMIC,
+	PERCPU, RCU, NR_PRIMS
+};
 
 struct rcu_obj {
 	struct rcu_head rcu;
@@ -32,6 +37,7 @@ struct rcu_obj {
 static struct {
 	enum prim prim;
 	spinlock_t spin;
+	struct qspinlock qspin;
 	decb_spinlock_t decb;
 	struct mutex mutex;
 	int owner;			/* task id holding the lock, -1: none */
@@ -46,11 +52,15 @@ static struct {
 } p;
 
 static const enum prim prims[NR_PRIMS] = {
-	SPINLOCK, DECB_SPINLOCK, MUTEX, ATOMIC, PERCPU, RCU,
+	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, MUTEX, ATOMIC,
+	PERCPU, RCU,
 };
 
 static const struct kscale_variant prim_rows[] = {
 	{ "spinlock", "the ticket spinlock_t", &prims[SPINLOCK] },
+	{ "qspinlock", "6.18's queued spinlock", &prims[QSPINLOCK] },
+	{ "qspinlock_v4_6", "v4.6's queued spinlock",
+	  &prims[QSPINLOCK_V4_6] },
 	{ "decb_spinlock", "2.6.7's byte spinlock (lock; decb)",
 	  &prims[DECB_SPINLOCK] },
 	{ "mutex", "struct mutex on the model scheduler", &prims[MUTEX] },
@@ -77,6 +87,7 @@ static int prim_init(const void *variant, int nr_tasks)
 {
 	p.prim = *(const enum prim *)variant;
 	spin_lock_init(&p.spin);
+	atomic_set(&p.qspin.val, 0);
 	decb_spin_lock_init(&p.decb);
 	mutex_init(&p.mutex);
 	p.owner = -1;
@@ -110,6 +121,12 @@ static bool prim_lock(void)
 	bool try = torture_random() % 4 == 0;
 
 	switch (p.prim) {
+	case QSPINLOCK:
+	case QSPINLOCK_V4_6:
+		if (try)
+			return qspin_trylock(&p.qspin);
+		qspin_lock(&p.qspin, p.prim == QSPINLOCK_V4_6);
+		return true;
 	case SPINLOCK:
 		if (try)
 			return spin_trylock(&p.spin);
@@ -129,6 +146,10 @@ static bool prim_lock(void)
 static void prim_unlock(void)
 {
 	switch (p.prim) {
+	case QSPINLOCK:
+	case QSPINLOCK_V4_6:
+		qspin_unlock(&p.qspin);
+		break;
 	case SPINLOCK:
 		spin_unlock(&p.spin);
 		break;
@@ -267,7 +288,8 @@ static void prim_quiet(void)
 		if ((long)p.count != sum || p.owner != -1)
 			torture_fail("count %lu, the holders counted %ld, owner "
 				     "%d", p.count, sum, p.owner);
-		if (spin_is_locked(&p.spin) || decb_spin_is_locked(&p.decb) ||
+		if (spin_is_locked(&p.spin) || queued_spin_is_locked(&p.qspin) ||
+		    decb_spin_is_locked(&p.decb) ||
 		    atomic_read(&p.mutex.count) != 1 ||
 		    !list_empty(&p.mutex.wait_list))
 			torture_fail("a lock held or waited on at a quiet point");

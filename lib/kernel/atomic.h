@@ -68,6 +68,10 @@ typedef struct {
 
 #define atomic_cmpxchg(v, old, new)	cmpxchg(&(v)->counter, (old), (new))
 
+/* smp_cond_load_*() on the counter: VAL is its value (compiler.h). */
+#define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))
+#define atomic_cond_read_acquire(v, c)	smp_cond_load_acquire(&(v)->counter, (c))
+
 /* x86's locked RMWs are full barriers already; elsewhere, a fence. */
 #if defined(__x86_64__) || defined(__i386__)
 #define smp_mb__after_atomic()	barrier()

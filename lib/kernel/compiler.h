@@ -85,6 +85,30 @@ static inline void cpu_relax(void)
 }
 #endif
 
+/*
+ * include/asm-generic/barrier.h: spin until cond_expr, which reads VAL,
+ * the value last loaded from *ptr, holds; that value.  The _acquire form
+ * loads with acquire each time (x86: the same mov), where the kernel's
+ * adds smp_acquire__after_ctrl_dep() once: ThreadSanitizer sees an
+ * acquire load, not a fence.
+ */
+#define __smp_cond_load(ptr, cond_expr, order) ({			\
+	__typeof__(ptr) __PTR = (ptr);					\
+	__typeof__(*(ptr)) VAL;						\
+									\
+	for (;;) {							\
+		VAL = __atomic_load_n(__PTR, order);			\
+		if (cond_expr)						\
+			break;						\
+		cpu_relax();						\
+	}								\
+	VAL;								\
+})
+#define smp_cond_load_relaxed(ptr, cond_expr)				\
+	__smp_cond_load(ptr, cond_expr, __ATOMIC_RELAXED)
+#define smp_cond_load_acquire(ptr, cond_expr)				\
+	__smp_cond_load(ptr, cond_expr, __ATOMIC_ACQUIRE)
+
 #define WARN_ON(cond)	kscale_warn_on(!!(cond), #cond, __FILE__, __LINE__)
 int kscale_warn_on(int cond, const char *what, const char *file, int line);
 unsigned long kscale_warnings(void);
