@@ -18,6 +18,7 @@
 #define MAX_STEPS	1024	/* choices an execution; more is a test bug */
 #define BUFFERED	16	/* stores a thread's buffer holds */
 #define WORD		8	/* the widest access */
+#define WATCHED		8	/* locations a spin iteration reads */
 
 struct entry {
 	const volatile void *p;
@@ -29,8 +30,14 @@ struct lthread {
 	ucontext_t ctx;
 	void *stack;
 	bool done;
-	bool spinning;			/* till version moves past spun_at */
-	unsigned long spun_at;
+	/*
+	 * What it loaded since it last spun; once it spins, it waits until
+	 * one of them changes for it (spinning), or for anything if it read
+	 * more than WATCHED of them.
+	 */
+	const volatile void *read[WATCHED];
+	int nr_read;
+	bool spinning;
 	int preempt_count;		/* its __preempt_count */
 	struct entry buf[BUFFERED];	/* oldest first */
 	int nr_buf;
@@ -41,7 +48,6 @@ static struct {
 	ucontext_t sched;
 	struct lthread t[LITMUS_THREADS];
 	int cur;			/* the running thread, -1: the walk */
-	unsigned long version;		/* stores others can see, so far */
 	int choice[MAX_STEPS], nr_choices[MAX_STEPS];
 	int depth, replay;
 	char trace[1024];
@@ -84,16 +90,37 @@ static const struct entry *buffered_elsewhere(const volatile void *p,
 	return found;
 }
 
-static void flush_one(struct lthread *t)
+/* A store of thread w's to p became visible to the others: spins look. */
+static void visible(const volatile void *p, int w)
 {
-	memmove(t->buf, t->buf + 1, --t->nr_buf * sizeof(*t->buf));
-	lm.version++;
+	int i, j;
+
+	for (i = 0; i < lm.l->nr_threads; i++) {
+		struct lthread *t = &lm.t[i];
+
+		if (!t->spinning || i == w)
+			continue;
+		if (t->nr_read > WATCHED)
+			t->spinning = false;
+		for (j = 0; t->spinning && j < t->nr_read; j++)
+			if (t->read[j] == p)
+				t->spinning = false;
+	}
 }
 
-static void drain(struct lthread *t)
+static void flush_one(int w)
 {
-	while (t->nr_buf)
-		flush_one(t);
+	struct lthread *t = &lm.t[w];
+	const volatile void *p = t->buf[0].p;
+
+	memmove(t->buf, t->buf + 1, --t->nr_buf * sizeof(*t->buf));
+	visible(p, w);
+}
+
+static void drain(int w)
+{
+	while (lm.t[w].nr_buf)
+		flush_one(w);
 }
 
 void litmus_load(const volatile void *p, void *v, size_t size)
@@ -101,6 +128,13 @@ void litmus_load(const volatile void *p, void *v, size_t size)
 	const struct entry *e;
 
 	step();
+	if (lm.cur >= 0) {
+		struct lthread *t = &lm.t[lm.cur];
+
+		if (t->nr_read < WATCHED)
+			t->read[t->nr_read] = p;
+		t->nr_read++;
+	}
 	e = buffered_elsewhere(p, size);
 	memcpy(v, e ? e->old : (const void *)p, size);
 }
@@ -121,10 +155,11 @@ static void store(volatile void *p, const void *v, size_t size)
 		e->p = p;
 		e->size = size;
 		memcpy(e->old, (const void *)p, size);
-	} else {
-		lm.version++;
+		memcpy((void *)p, v, size);
+		return;
 	}
 	memcpy((void *)p, v, size);
+	visible(p, lm.cur);
 }
 
 void litmus_store(volatile void *p, const void *v, size_t size)
@@ -139,7 +174,7 @@ long litmus_add(volatile void *p, long delta, size_t size, bool locked)
 
 	step();
 	if (locked && lm.cur >= 0)
-		drain(&lm.t[lm.cur]);
+		drain(lm.cur);
 	/* little-endian: the low bytes of a long are the narrower value */
 	memcpy(&old, (const void *)p, size);
 	if (size == 4)
@@ -147,7 +182,7 @@ long litmus_add(volatile void *p, long delta, size_t size, bool locked)
 	new = old + delta;
 	store(p, &new, size);
 	if (locked && lm.cur >= 0)
-		drain(&lm.t[lm.cur]);
+		drain(lm.cur);
 	return old;
 }
 
@@ -155,7 +190,7 @@ void litmus_fence(void)
 {
 	step();
 	if (lm.cur >= 0)
-		drain(&lm.t[lm.cur]);
+		drain(lm.cur);
 }
 
 void litmus_spin(void)
@@ -163,8 +198,8 @@ void litmus_spin(void)
 	if (lm.cur < 0)
 		die("a spin outside the test's threads");
 	lm.t[lm.cur].spinning = true;
-	lm.t[lm.cur].spun_at = lm.version;
 	step();
+	lm.t[lm.cur].nr_read = 0;	/* the next iteration's */
 }
 
 static void entry(int i)
@@ -208,12 +243,11 @@ static int execute(void)
 	lm.depth = 0;
 	lm.trace_len = 0;
 	lm.trace[0] = 0;
-	lm.version = 0;
 	for (i = 0; i < l->nr_threads; i++) {
 		struct lthread *t = &lm.t[i];
 
 		t->done = t->spinning = false;
-		t->nr_buf = t->preempt_count = 0;
+		t->nr_buf = t->nr_read = t->preempt_count = 0;
 		getcontext(&t->ctx);
 		t->ctx.uc_stack.ss_sp = t->stack;
 		t->ctx.uc_stack.ss_size = STACK_SIZE;
@@ -226,8 +260,7 @@ static int execute(void)
 		done = true;
 		for (i = 0; i < l->nr_threads; i++) {
 			done &= lm.t[i].done;
-			if (!lm.t[i].done && !(lm.t[i].spinning &&
-					       lm.t[i].spun_at == lm.version))
+			if (!lm.t[i].done && !lm.t[i].spinning)
 				act[n++] = i;
 		}
 		if (done)
@@ -260,11 +293,11 @@ static int execute(void)
 			run(act[c]);
 		} else {
 			note('F', act[c] - LITMUS_THREADS);
-			flush_one(&lm.t[act[c] - LITMUS_THREADS]);
+			flush_one(act[c] - LITMUS_THREADS);
 		}
 	}
 	for (i = 0; i < l->nr_threads; i++)
-		drain(&lm.t[i]);
+		drain(i);
 	return 0;
 }
 

@@ -64,7 +64,8 @@ void litmus_fence(void);
 void litmus_spin(void);
 
 #define LITMUS_READ_ONCE(x)						\
-	({ __typeof__(x) __v; litmus_load(&(x), &__v, sizeof(x)); __v; })
+	({ union { __typeof__(x) v; unsigned char b[sizeof(x)]; } __u;	\
+	   litmus_load(&(x), __u.b, sizeof(x)); __u.v; })
 #define LITMUS_WRITE_ONCE(x, val)					\
 	({ __typeof__(x) __v = (val); litmus_store(&(x), &__v, sizeof(x)); })
 
