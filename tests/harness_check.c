@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Not a model: a bench binary whose workloads check the harness itself
- * (tests/test_harness.sh).  `rate` does a known amount of work per
- * operation, so its rate is known, and checks where it runs; the others
+ * (tests/test_harness.sh).  `rate` spends a known amount of its thread's
+ * CPU time per operation, so its rate per second of CPU is known however
+ * busy the host is, and checks where it runs and reports the run's own
+ * clock; the others
  * misbehave as a model might: a thread that hangs before or in the window,
  * a set-up or teardown that fails without kscale_fail(), too many counters.
  * Every workload runs on the host (`host`) and the model scheduler
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/sys/affinity.h"
@@ -41,13 +44,34 @@ static int rate_setup(struct kscale_run *run)
 	return 0;
 }
 
+/* The thread's own CPU time in ns. */
+static long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/*
+ * Spin until the thread has had ns more of CPU: where ndelay() spins on
+ * the TSC, a thread switched out mid-delay would finish on less CPU.
+ */
+static void cpu_delay(long ns)
+{
+	long until = thread_cpu_ns() + ns;
+
+	while (thread_cpu_ns() < until)
+		;
+}
+
 static void rate_loop(struct kscale_thread *t)
 {
 	struct rate_run *r = t->run->priv;
-	unsigned long delay = kscale_knob_long(t->run, "delay_ns");
+	long delay = kscale_knob_long(t->run, "delay_ns");
 
 	while (kscale_running(t)) {
-		ndelay(delay);
+		cpu_delay(delay);
 		if (sched_getcpu() != t->cpu)
 			__atomic_fetch_add(&r->wrong_cpu, 1, __ATOMIC_RELAXED);
 		kscale_count(t);
@@ -62,6 +86,8 @@ static int rate_teardown(struct kscale_run *run)
 			   r->setup_cpu == run->threads[0].cpu);
 	kscale_set_counter(run, "stop_cache_aligned", r->stop_aligned);
 	kscale_set_counter(run, "wrong_cpu_ops", r->wrong_cpu);
+	/* the harness's clock: from the controller's start to its last read */
+	kscale_set_counter(run, "elapsed_s", run->elapsed);
 	free(r);
 	return 0;
 }
@@ -203,7 +229,7 @@ static int many_counters(struct kscale_run *run)
 }
 
 static const struct kscale_workload workloads[] = {
-	{ "rate", "ndelay(delay_ns) per op: a known rate; checks placement",
+	{ "rate", "delay_ns of CPU time per op: a known rate; checks placement",
 	  rate_setup, NULL, rate_loop, rate_teardown },
 	{ "private", "each thread counts in the t->priv the harness gives it",
 	  NULL, private_init, private_loop, private_teardown,
@@ -257,7 +283,7 @@ static int check_hang(const char *value, char *err, size_t len)
 }
 
 static const struct kscale_knob knobs[] = {
-	{ "delay_ns", "1000", "ns of ndelay() per operation",
+	{ "delay_ns", "1000", "ns of the thread's CPU time per operation",
 	  kscale_check_ns_or_auto },
 	{ "hang", "none", "where the `hang` workload's last thread hangs",
 	  check_hang },

@@ -398,7 +398,7 @@ static void test_scheduling_while_atomic_is_a_bug(void **state)
 
 struct io_race {
 	struct request_queue q;
-	double wall_ms[IO_TASKS];
+	double start_ms[IO_TASKS], end_ms[IO_TASKS];
 	double cpu_ms[IO_TASKS];
 };
 
@@ -413,31 +413,39 @@ static double thread_cpu_ms(void)
 static void reader_task(struct test_thread *t)
 {
 	struct io_race *r = t->arg;
-	double wall = test_now_ms(), cpu = thread_cpu_ms();
+	double cpu = thread_cpu_ms();
 
+	r->start_ms[t->id] = test_now_ms();
 	blk_read_sync(&r->q, IO_NS);
-	r->wall_ms[t->id] = test_now_ms() - wall;
+	r->end_ms[t->id] = test_now_ms();
 	r->cpu_ms[t->id] = thread_cpu_ms() - cpu;
 }
 
 /*
- * 8 reads of 50 ms on a disk of depth 2, all at once: 6 of them queue, the
- * last completes after 4 service times, and no reader spins meanwhile.
+ * 8 reads of 50 ms on a disk of depth 2: each takes its 50 ms, at most 2
+ * are serviced at once, so from the first submission to the last
+ * completion is at least 4 service times, and no reader spins meanwhile.
+ * However late a loaded host starts a reader: at most 6 of them queue
+ * (how many do depends on when they come), and none finishes earlier.
  */
 static void test_block_device_depth_fifo_asleep(void **state)
 {
 	struct io_race *r = calloc(1, sizeof(*r));
-	double longest = 0;
+	double first = 0, last = 0;
 	int i;
 
 	blk_queue_init(&r->q, IO_DEPTH);
 	test_race_tasks(IO_TASKS, test_task_cpus(), reader_task, r);
 	assert_int_equal(r->q.nr_reads, IO_TASKS);
-	assert_int_equal(r->q.nr_queued, IO_TASKS - IO_DEPTH);
+	assert_true(r->q.nr_queued <= IO_TASKS - IO_DEPTH);
 	assert_int_equal(r->q.in_flight, 0);
+	assert_true(list_empty(&r->q.queued));
 	for (i = 0; i < IO_TASKS; i++) {
-		longest = r->wall_ms[i] > longest ? r->wall_ms[i] : longest;
-		assert_true(r->wall_ms[i] >= IO_NS / 1e6 * 0.99);
+		if (!i || r->start_ms[i] < first)
+			first = r->start_ms[i];
+		if (r->end_ms[i] > last)
+			last = r->end_ms[i];
+		assert_true(r->end_ms[i] - r->start_ms[i] >= IO_NS / 1e6 * 0.99);
 #ifndef KSCALE_SANITIZE
 		/*
 		 * Asleep, not spinning: a few ms of CPU at most (not under
@@ -446,7 +454,7 @@ static void test_block_device_depth_fifo_asleep(void **state)
 		assert_true(r->cpu_ms[i] < IO_NS / 1e6 / 4);
 #endif
 	}
-	assert_true(longest >= IO_TASKS / IO_DEPTH * IO_NS / 1e6 * 0.99);
+	assert_true(last - first >= IO_TASKS / IO_DEPTH * IO_NS / 1e6 * 0.99);
 	free(r);
 }
 

@@ -10,8 +10,8 @@
  * and the model disk take virtual time, a lock keeps its tasks apart, a
  * task nobody wakes is reported as a lost wake-up, a wake-up that comes
  * before the sleep is not lost, the code between events costs its basic
- * blocks, two hardware threads of a core share it, and the same seed gives
- * the same run.
+ * blocks, two hardware threads of a core share it, the same seed gives
+ * the same run, and a migrated task's clock never runs backwards.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -710,6 +710,74 @@ static void test_smt_siblings_share_a_core(void **state)
 	assert_true(cores >= 2 * solo - 2 && cores <= 2 * solo + 2);
 }
 
+struct migrant {
+	int stop;
+	int backwards;		/* migrations that resumed before they left */
+	uint64_t worst;		/* the most virtual ns they went back */
+	int migrations;
+};
+
+/* CPU 1's own task: spins with preemption points until the migrant ends. */
+static void preemptible_spinner_task(void *arg)
+{
+	struct migrant *m = arg;
+
+	sched_task_start(sim_task_cpu(sim_task_current()));
+	sched_task_run();
+	while (!READ_ONCE(m->stop)) {
+		cpu_relax();
+		cond_resched();
+	}
+	sched_task_exit();
+}
+
+/* 1.5 ms of work a CPU, then on to the other: CPU 0, 1, 0, ... */
+static void migrant_task(void *arg)
+{
+	struct migrant *m = arg;
+	uint64_t left;
+	int i;
+
+	sched_task_start(0);
+	sched_task_run();
+	for (i = 0; i < 8; i++) {
+		ndelay(1500000);
+		left = sim_now();
+		sched_migrate_task(i % 2 ? 0 : 1);
+		if (sim_now() < left) {
+			m->backwards++;
+			if (left - sim_now() > m->worst)
+				m->worst = left - sim_now();
+		}
+		m->migrations++;
+	}
+	WRITE_ONCE(m->stop, 1);
+	sched_task_exit();
+}
+
+/*
+ * A task's virtual time never runs backwards across a migration: moved to
+ * CPU 1, whose own task spins there, it runs once that task gives way;
+ * moved back to CPU 0, idle since it left 1.5 ms before, it resumes where
+ * it left off, not at the clock CPU 0 stopped at.
+ */
+static void test_migration_keeps_the_task_clock(void **state)
+{
+	static struct migrant m;
+
+	memset(&m, 0, sizeof(m));
+	start(1);
+	sim_spawn(0, migrant_task, &m);
+	sim_spawn(1, preemptible_spinner_task, &m);
+	assert_int_equal(sim_run(UINT64_MAX), 0);
+	assert_int_equal(m.migrations, 8);
+	if (m.backwards)
+		fail_msg("%d of 8 migrations resumed before they left, by up "
+			 "to %llu ns", m.backwards,
+			 (unsigned long long)m.worst);
+	sim_exit();
+}
+
 /* The same seed, the same run to the operation; another seed, another. */
 static void test_same_seed_same_run(void **state)
 {
@@ -743,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_code_costs_its_blocks),
 		cmocka_unit_test(test_smt_siblings_share_a_core),
 		cmocka_unit_test(test_same_seed_same_run),
+		cmocka_unit_test(test_migration_keeps_the_task_clock),
 	};
 
 	test_machine(&topo, machine.cpus, machine.nodes);
