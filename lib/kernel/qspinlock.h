@@ -212,22 +212,26 @@ static inline void queued_spin_unlock(struct qspinlock *lock)
 
 /*
  * As spin_lock() on the queued spinlock of 6.18, or of v4.6 (v4_6):
- * preemption off first, the lockstat and torture hooks.
+ * preemption off first, the lockstat and torture hooks.  The CPU is owned
+ * too (preempt_disable_cpu()): its MCS nodes are per CPU, and where the
+ * host may run two of one CPU's tasks at once (sanitizer builds, no
+ * SCHED_FIFO) two waiters of one CPU would share a node, which the
+ * kernel's CPU, running one task with preemption off, never does.
  */
 static inline void qspin_lock(struct qspinlock *lock, bool v4_6)
 {
-	preempt_disable();
+	preempt_disable_cpu();
 	lockstat_acquire(lock, false, queued_spin_lock(lock, v4_6));
 }
 
 static inline bool qspin_trylock(struct qspinlock *lock)
 {
-	preempt_disable();
+	preempt_disable_cpu();
 	if (queued_spin_trylock(lock)) {
 		lockstat_trylock(lock, false, true);
 		return true;
 	}
-	preempt_enable();
+	preempt_enable_cpu();
 	return false;
 }
 
@@ -236,6 +240,6 @@ static inline void qspin_unlock(struct qspinlock *lock)
 	lockstat_release(lock);
 	queued_spin_unlock(lock);
 	lockstat_released();
-	preempt_enable();
+	preempt_enable_cpu();
 }
 #endif
