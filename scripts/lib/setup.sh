@@ -36,15 +36,13 @@ missing_packages() {
 	done
 }
 
-# apt-get the missing packages of the arguments, as root or through sudo.
+# apt-get the missing packages of the arguments, as root or through sudo;
+# nothing, and nothing said, when none is missing.
 install_packages() {
 	local missing sudo=()
 
 	mapfile -t missing < <(missing_packages "$@")
-	if ((${#missing[@]} == 0)); then
-		echo "kscale: dependencies present" >&2
-		return
-	fi
+	((${#missing[@]})) || return 0	# quiet: nothing to do
 	if ((EUID != 0)); then
 		if ! command -v sudo >/dev/null; then
 			die "missing ${missing[*]}; as root run: apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}" 1
