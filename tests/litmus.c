@@ -5,10 +5,15 @@
  * them, each execution replayed from the start along the choices made so
  * far and the next alternative at the deepest point that has one.
  */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <cmocka.h>
 
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/sched.h"
@@ -347,4 +352,14 @@ int litmus_explore(const struct litmus *l, struct litmus_result *r)
 	for (i = 0; i < l->nr_threads; i++)
 		free(lm.t[i].stack);
 	return ret;
+}
+
+void litmus_assert_allowed(const struct litmus *l, struct litmus_result *r)
+{
+	assert_int_equal(litmus_explore(l, r), 0);
+	print_message("%lu executions, %lu forbidden\n", r->executions,
+		      r->forbidden);
+	if (r->forbidden)
+		fail_msg("%s, in %lu of %lu executions; the first: %s",
+			 r->first, r->forbidden, r->executions, r->trace);
 }

@@ -56,6 +56,13 @@ struct litmus_result {
  */
 int litmus_explore(const struct litmus *l, struct litmus_result *r);
 
+/*
+ * A cmocka test's check: every execution of l explored, their count
+ * printed, the test failed with the first forbidden one's trace if any
+ * (r holds the counts after).
+ */
+void litmus_assert_allowed(const struct litmus *l, struct litmus_result *r);
+
 void litmus_load(const volatile void *p, void *v, size_t size);
 void litmus_store(volatile void *p, const void *v, size_t size);
 /* *p += delta in one step: a locked RMW (drains the buffer) or not. */

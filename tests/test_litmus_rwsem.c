@@ -146,12 +146,7 @@ static void explore(enum rwsem_wake_type type, int nr_waiters, long want)
 	g.type = type;
 	g.nr_waiters = nr_waiters;
 	g.want = want;
-	assert_int_equal(litmus_explore(&l, &r), 0);
-	print_message("%lu executions, %lu forbidden\n", r.executions,
-		      r.forbidden);
-	if (r.forbidden)
-		fail_msg("%s, in %lu of %lu executions; the first: %s",
-			 r.first, r.forbidden, r.executions, r.trace);
+	litmus_assert_allowed(&l, &r);
 }
 
 /* up_write() with two readers queued: both granted, two biases. */

@@ -281,6 +281,28 @@ def mean_transfer(m):
         (1 - same) * float(m['line_ns_remote'])
 
 
+def paper_locks(machine, variants, counts):
+    """primitives' VARIANTS on MACHINE at COUNTS as "Non-scalable locks
+    are dangerous" ran them: 400 cycles held, 50,000 outside, 20 ms.  The
+    knobs are this machine's ns, scaled back by the run's work_scale
+    (read from a first, tiny run); the results document and the hold and
+    think times in the machine's ns."""
+    ghz = float(read_machine(machine)['ghz'])
+    hold, think = 400 / ghz, 50000 / ghz
+    with tempfile.TemporaryDirectory() as d:
+        first, out = os.path.join(d, 'scale.json'), os.path.join(d, 'locks.json')
+        run([f'--sim={machine}', '--cpus=1', '--variants=atomic',
+             '--duration=0.0001', '--warmup=0', f'--benchmark_out={first}'])
+        scale = float(results(first)['context']['kscale_sim_work_scale'])
+        run([f'--sim={machine}', f'--variants={variants}',
+             '--cpus=' + ','.join(map(str, counts)),
+             f'--hold-ns={round(hold / scale)}',
+             f'--think-ns={round(think / scale)}',
+             '--duration=0.02', '--warmup=0.002', f'--benchmark_out={out}'])
+        return (results(out), round(hold / scale) * scale,
+                round(think / scale) * scale)
+
+
 def counter_mva(m, think, scale, n):
     """MVA's closed network for a counter on one shared line, at 1..n
     CPUs: a delay of the work (think ns of this machine, scaled), one
@@ -427,25 +449,8 @@ class TicketLockCollapse(unittest.TestCase):
 
     def test_curve_and_collapse_point(self):
         m = read_machine(self.MACHINE)
-        ghz = float(m['ghz'])
-        hold, think = 400 / ghz, 50000 / ghz        # ns on the machine
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, 'ticket.json')
-            # the knobs are this machine's ns: scaled back by work_scale
-            first = os.path.join(d, 'scale.json')
-            run([f'--sim={self.MACHINE}', '--cpus=1', '--variants=atomic',
-                 '--duration=0.0001', '--warmup=0', f'--benchmark_out={first}'])
-            scale = float(results(first)['context']['kscale_sim_work_scale'])
-            run([f'--sim={self.MACHINE}', '--variants=spinlock',
-                 '--cpus=' + ','.join(map(str, self.COUNTS)),
-                 f'--hold-ns={round(hold / scale)}',
-                 f'--think-ns={round(think / scale)}',
-                 '--duration=0.02', '--warmup=0.002',
-                 f'--benchmark_out={out}'])
-            doc = results(out)
+        doc, s_ns, a_ns = paper_locks(self.MACHINE, 'spinlock', self.COUNTS)
         c = mean_transfer(m)
-        s_ns = round(hold / scale) * scale
-        a_ns = round(think / scale) * scale
         sim = {}
         for b in doc['benchmarks']:
             n = int(b['name'].rsplit('threads:', 1)[1])
@@ -482,22 +487,8 @@ class QueuedLockHolds(unittest.TestCase):
     COUNTS = [1, 8, 16, 24, 32, 40, 48]
 
     def test_no_collapse(self):
-        m = read_machine(self.MACHINE)
-        ghz = float(m['ghz'])
-        hold, think = 400 / ghz, 50000 / ghz        # ns on the machine
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, 'locks.json')
-            first = os.path.join(d, 'scale.json')
-            run([f'--sim={self.MACHINE}', '--cpus=1', '--variants=atomic',
-                 '--duration=0.0001', '--warmup=0', f'--benchmark_out={first}'])
-            scale = float(results(first)['context']['kscale_sim_work_scale'])
-            run([f'--sim={self.MACHINE}', '--variants=spinlock,qspinlock',
-                 '--cpus=' + ','.join(map(str, self.COUNTS)),
-                 f'--hold-ns={round(hold / scale)}',
-                 f'--think-ns={round(think / scale)}',
-                 '--duration=0.02', '--warmup=0.002',
-                 f'--benchmark_out={out}'])
-            doc = results(out)
+        doc, _, _ = paper_locks(self.MACHINE, 'spinlock,qspinlock',
+                                self.COUNTS)
         rate = {'spinlock': {}, 'qspinlock': {}}
         for b in doc['benchmarks']:
             variant = b['name'].split('/')[2]
