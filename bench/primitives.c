@@ -187,20 +187,27 @@ static const enum counter_kind kinds[] = {
 	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, PERCPU,
 };
 
-/* lib/kernel's own table: a row's ops is the counter it bumps. */
+/*
+ * lib/kernel's own table: a row's ops is the counter it bumps.  The lock
+ * rows take their lock's own type, not spinlock_t: each row's kernel is
+ * the one that spun on it; the rows without a lock name 2.6.26, the
+ * default's.
+ */
 KSCALE_VARIANT_TABLE(primitives_variants,
-	{ "atomic", "atomic_inc() on one shared atomic_t", &kinds[ATOMIC] },
+	{ "atomic", "atomic_inc() on one shared atomic_t", &kinds[ATOMIC],
+	  .kernel = "2.6.26" },
 	{ "atomic_add_unless", "atomic_add_unless(, 1, -1) on one shared "
 			       "atomic_t: a read, then a cmpxchg loop",
-	  &kinds[ADD_UNLESS] },
+	  &kinds[ADD_UNLESS], .kernel = "2.6.26" },
 	{ "spinlock", "++ under one ticket spinlock_t (2.6.25-4.1 x86)",
-	  &kinds[SPINLOCK] },
+	  &kinds[SPINLOCK], .kernel = "2.6.26" },
 	{ "qspinlock", "++ under one queued spinlock (6.18 x86: pending bit, "
-		       "MCS queue)", &kinds[QSPINLOCK] },
+		       "MCS queue)", &kinds[QSPINLOCK], .kernel = "6.18" },
 	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "
-			   "2.6.25)", &kinds[DECB_SPINLOCK] },
+			   "2.6.25)", &kinds[DECB_SPINLOCK],
+	  .kernel = "2.6.22" },
 	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot",
-	  &kinds[PERCPU] },
+	  &kinds[PERCPU], .kernel = "2.6.26" },
 );
 
 static const struct kscale_variant host_variants[] = {

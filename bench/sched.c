@@ -122,12 +122,15 @@ static const struct kscale_workload workloads[] = {
 static const enum switch_kind switch_wakeup = WAKEUP;
 static const enum switch_kind switch_yield = YIELD;
 
-/* The model scheduler's own table: its rows' ops say how a task switches. */
+/*
+ * The model scheduler's own table: its rows' ops say how a task switches;
+ * its locks are the default's, 2.6.26's ticket locks.
+ */
 KSCALE_VARIANT_TABLE(sched_variants,
 	{ "wakeup", "model tasks: wake the next task on the CPU, sleep",
-	  &switch_wakeup },
+	  &switch_wakeup, .kernel = "2.6.26" },
 	{ "yield", "model tasks: a preemption point with need_resched set",
-	  &switch_yield },
+	  &switch_yield, .kernel = "2.6.26" },
 );
 
 static const struct kscale_variant host_variants[] = {

@@ -252,12 +252,14 @@ static const struct kscale_workload workloads[] = {
 static const bool on_model = true, on_host = true;
 
 KSCALE_VARIANT_TABLE(harness_check_variants,
-	{ "model", "the model scheduler", &on_model },
+	{ "model", "the model scheduler", &on_model,
+	  .kernel = "2.6.26" },
 #if BROKEN_ROW == 1
-	{ "typo", "a model row whose implementation was left out" },
+	{ "typo", "a model row whose implementation was left out",
+	  .kernel = "2.6.26" },
 #elif BROKEN_ROW == 2
 	{ "both", "a model row that also has a host side", &on_model,
-	  &on_host },
+	  &on_host, "2.6.26" },
 #endif
 );
 

@@ -68,9 +68,13 @@ double test_now_ms(void);
 /* The table checked as bench and torture check it: 0, or a failed test. */
 int test_variant_table(const struct kscale_variant_table *t);
 
-/* Each row of a model's variant table (variant.h): its ops. */
+/*
+ * Each row of a model's variant table (variant.h): its ops, with its
+ * kernel's spinlock for the locks its set-up initialises.
+ */
 #define for_each_variant(_ops, _i, _table)				\
 	for ((_i) = test_variant_table(_table); (_i) < (_table)->nr &&	\
-	     ((_ops) = (_table)->rows[_i].ops, 1); (_i)++)
+	     (kscale_variant_locks(&(_table)->rows[_i]),		\
+	      (_ops) = (_table)->rows[_i].ops, 1); (_i)++)
 
 #endif

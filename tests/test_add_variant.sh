@@ -55,7 +55,7 @@ extern const struct mnt_writers_ops mnt_writers_throwaway;' \
 sed -i "s|^\(\s*\)'mnt_writers/none.c',$|&\n\1'mnt_writers/throwaway.c',|" \
 	"$src/models/meson.build"
 # ...and one row, the last of the model's table.
-row='	{ "throwaway", "a copy of none, added by test_add_variant.sh", &mnt_writers_throwaway },'
+row='	{ "throwaway", "a copy of none, added by test_add_variant.sh", &mnt_writers_throwaway, .kernel = "2.6.22" },'
 awk -v row="$row" '
 	/^KSCALE_VARIANT_TABLE\(mnt_writers_variants,/ { table = 1 }
 	table && /^\);/ { print row; table = 0 }
@@ -177,7 +177,7 @@ assert runs == [("tally", "tally", ["--variants=locked"])], runs'
 
 # The row without its implementation (a typo once ran the real kernel
 # under a model variant's name): both binaries refuse it, one line, 2.
-sed -i 's/, &mnt_writers_throwaway },$/ },/' "$model/variants.c"
+sed -i 's/, &mnt_writers_throwaway,/,/' "$model/variants.c"
 run ninja -C "$build" bench/mnt_writers torture/torture tests/test_mnt_writers
 check "the row without .ops builds" test "$status" -eq 0
 refused() {

@@ -9,7 +9,9 @@ For each bench binary BENCH (build/bench/<model>), `BENCH --list` prints
     flag     NAME doc (default D)      (once the bench prints flags)
 
 and docs/models/<model>.md must document exactly those variants and
-knobs, no more and no fewer, with the same knob defaults.  Every bench
+knobs, no more and no fewer, with the same knob defaults, and each model
+variant's lock: a model row's line ends `(kernel K, lock L)`, and the
+`lock` column of its doc row names L in backticks (`-` for a host row).  Every bench
 takes the same flags: where a bench prints `flag` lines, the flag table of
 docs/bench-flags.md must list exactly those, with their defaults; where
 it prints none, exactly the flags of its --help's "Common options" (but
@@ -21,7 +23,7 @@ exist.
 The tables are markdown tables; the first cell of the header row says
 what a table lists, and a file has at most one table of each kind:
 
-    | variant | what it is | code it follows |     docs/models/<model>.md
+    | variant | what it is | code it follows | lock |     docs/models/<model>.md
     | knob | default | meaning |                    docs/models/<model>.md
     | flag | default | meaning |                    docs/bench-flags.md
 
@@ -39,6 +41,7 @@ import sys
 
 LIST_LINE = re.compile(r'^  (workload|variant|knob|flag)\s+(\S+)\s*(.*)$')
 DEFAULT = re.compile(r'\(default ([^()]*)\)$')
+LOCK = re.compile(r'\(kernel [^ ,()]+, lock ([^ ,()]+)\)$')
 TOP_DIRS = ('lib/', 'models/', 'bench/', 'torture/', 'tests/', 'scripts/',
             'configs/', 'lkp/', 'docs/', '.ci/')
 PLACEHOLDER = re.compile(r'[*<{]|NAME|TARGET|MODEL|CONFIG|LABEL')
@@ -59,7 +62,8 @@ def bench_list(binary):
     for line in out.splitlines():
         m = LIST_LINE.match(line)
         if m:
-            d = DEFAULT.search(m.group(3))
+            d = (LOCK if m.group(1) == 'variant' else DEFAULT).search(
+                m.group(3))
             seen[m.group(1)][m.group(2)] = d.group(1) if d else None
     return seen
 
@@ -124,13 +128,14 @@ def documented(path, kind, rows):
             continue
         if name in names:
             error(f'{path}: {kind} {name} documented twice')
-        default = None
-        if kind != 'variant':
-            default = row.get('default', '').strip('`')
-            if not default:
-                error(f'{path}: {kind} {name} has no default column')
-            elif default == '-':
-                default = None
+        column = 'lock' if kind == 'variant' else 'default'
+        cell = row.get(column, '')
+        m = re.search(r'`([^`]+)`', cell)
+        default = m.group(1) if m else cell.strip()
+        if not default:
+            error(f'{path}: {kind} {name} has no {column} column')
+        elif default == '-':
+            default = None
         names[name] = default
     return names
 
@@ -143,9 +148,10 @@ def compare(path, kind, who, listed, docs, defaults=True):
         error(f'{path}: {kind} {name} is extra ({who} has no such {kind})')
     if not defaults:
         return
+    what = 'lock' if kind == 'variant' else 'default'
     for name in sorted(set(listed) & set(docs)):
         if listed[name] != docs[name]:
-            error(f'{path}: {kind} {name}: default {docs[name]}, but '
+            error(f'{path}: {kind} {name}: {what} {docs[name]}, but '
                   f'{who} says {listed[name]}')
 
 

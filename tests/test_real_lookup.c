@@ -463,6 +463,8 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 
 	task_start(&main_rcu);
 	for_each_variant(ops, i, &real_lookup_variants) {
+		/* ticket locks whatever the row's: the heads count the takes */
+		spin_lock_init_kind = SPIN_TICKET;
 		lt = setup_variant(ops, 64);
 		for (n = 0; n < 2; n++)		/* onto the LRU, then referenced */
 			dput(lookup(lt, 5));
@@ -476,6 +478,34 @@ static void test_last_dput_of_a_cached_dentry_takes_no_lock(void **state)
 		assert_int_equal((uint16_t)(d->d_lock.tickets.head - head),
 				 ops->vfs_scale ? 0 : 1);
 #endif
+		teardown_variant(lt);
+	}
+	rcu_unregister_thread();
+}
+
+/*
+ * Each row's locks are its kernel's: 2.6.32's ticket lock, today's
+ * queued spinlock for parallel; the static ones (inode_lock) too, set
+ * up again for the row after another's.
+ */
+static void test_locks_are_the_rows_kernels(void **state)
+{
+	const struct real_lookup_ops *ops;
+	struct lookup_test *lt;
+	struct dentry *d;
+	int i, kind;
+
+	task_start(&main_rcu);
+	for_each_variant(ops, i, &real_lookup_variants) {
+		kind = ops == &real_lookup_parallel ? SPIN_QUEUED : SPIN_TICKET;
+		lt = setup_variant(ops, 64);
+		d = lookup(lt, 3);
+		assert_int_equal(d->d_lock.kind, kind);
+		assert_int_equal(inode_lock.kind, kind);
+		spin_lock(&d->d_lock);
+		assert_true(spin_is_locked(&d->d_lock));
+		spin_unlock(&d->d_lock);
+		dput(d);
 		teardown_variant(lt);
 	}
 	rcu_unregister_thread();
@@ -687,6 +717,8 @@ static void test_inode_lock_on_every_inode(void **state)
 	task_start(&main_rcu);
 	magic_read_inode = count_reads_unlocked;
 	for_each_variant(ops, i, &real_lookup_variants) {
+		/* ticket locks whatever the row's: the heads count the takes */
+		spin_lock_init_kind = SPIN_TICKET;
 		lt = setup_variant(ops, 64);
 		other = magic_dir_create(ops);
 		reads = reads_under_inode_lock = 0;
@@ -826,6 +858,8 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_inode_cache_reads_each_inode_once, restore),
 		cmocka_unit_test_teardown(test_inode_lock_on_every_inode, restore),
+		cmocka_unit_test_teardown(test_locks_are_the_rows_kernels,
+					  restore),
 		cmocka_unit_test_teardown(
 			test_pruning_at_once_then_in_batches, restore),
 		cmocka_unit_test_teardown(

@@ -1972,10 +1972,40 @@ static void test_sleep_reasons(void **state)
 	}
 }
 
+/*
+ * The v4.6 rows' wait_lock is what their kernels (4.6; 4.8 for the
+ * seed) spun on, v4.6's queued spinlock: set up through each row, it
+ * says so, and taking it sets the queued lock's locked byte.
+ */
+static void test_wait_lock_is_the_rows_kernels(void **state)
+{
+	const struct rwsem_variant *rv;
+	struct rwsem_storage s;
+	struct rw_semaphore *sem = (struct rw_semaphore *)&s;
+	int i, n = 0;
+
+	for_each_variant(rv, i, &rwsem_variants) {
+		if (rv->ops != &rwsem_v4_6_ops)
+			continue;
+		rv->ops->init(&s);
+		assert_int_equal(sem->wait_lock.kind, SPIN_QUEUED_V4_6);
+		spin_lock(&sem->wait_lock);
+		assert_int_equal(atomic_read(&sem->wait_lock.q.val),
+				 _Q_LOCKED_VAL);
+		spin_unlock(&sem->wait_lock);
+		assert_false(spin_is_locked(&sem->wait_lock));
+		n++;
+	}
+	assert_int_equal(n, 2);
+	kscale_variant_locks(&rwsem_variants.rows[0]);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
 	task_start(&main_node, 0);
+	/* every rwsem here is v4.6's: its row's lock (rows[0], "v4.6") */
+	kscale_variant_locks(&rwsem_variants.rows[0]);
 	return 0;
 }
 
@@ -1983,6 +2013,7 @@ int main(void)
 {
 	const char *only = getenv("RWSEM_TEST");	/* a glob: one test */
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wait_lock_is_the_rows_kernels),
 		cmocka_unit_test(test_owner_set_where_each_version_sets_it),
 		cmocka_unit_test(test_woken_readers_are_marked_owners),
 		cmocka_unit_test(test_mutual_exclusion_and_no_lost_wakeup),

@@ -22,16 +22,19 @@ static const enum broken hows[NR_BROKEN] = {
 };
 
 static const struct kscale_variant broken_rows[] = {
-	{ "sound", "a correct spinlock", &hows[SOUND] },
-	{ "unlocked", "no lock at all", &hows[UNLOCKED] },
+	{ "sound", "a correct spinlock", &hows[SOUND], .kernel = "2.6.26" },
+	{ "unlocked", "no lock at all", &hows[UNLOCKED], .kernel = "2.6.26" },
 	{ "bad_count", "a count the quiet check finds wrong",
-	  &hows[BAD_COUNT] },
-	{ "lost_wakeup", "a sleeper never woken", &hows[LOST_WAKEUP] },
-	{ "posted", "a posted bug torture must catch", &hows[POSTED] },
+	  &hows[BAD_COUNT], .kernel = "2.6.26" },
+	{ "lost_wakeup", "a sleeper never woken", &hows[LOST_WAKEUP],
+	  .kernel = "2.6.26" },
+	{ "posted", "a posted bug torture must catch", &hows[POSTED],
+	  .kernel = "2.6.26" },
 	{ "posted_missed", "a posted bug the variant does not have",
-	  &hows[POSTED_MISSED] },
+	  &hows[POSTED_MISSED], .kernel = "2.6.26" },
 #ifdef BROKEN_ROW
-	{ "typo", "a row whose implementation was left out" },
+	{ "typo", "a row whose implementation was left out",
+	  .kernel = "2.6.26" },
 #endif
 };
 

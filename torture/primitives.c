@@ -15,10 +15,8 @@
 #include "../lib/kernel/delay.h"
 #include "../lib/kernel/mutex.h"
 #include "../lib/kernel/percpu.h"
-#include "../lib/kernel/qspinlock.h"
 #include "../lib/kernel/rcu.h"
 #include "../lib/kernel/spinlock.h"
-#include "../lib/kernel/spinlock_decb.h"
 #include "torture.h"
 
 #define RCU_LIVE	0x4c495645u
@@ -36,9 +34,7 @@ struct rcu_obj {
 
 static struct {
 	enum prim prim;
-	spinlock_t spin;
-	struct qspinlock qspin;
-	decb_spinlock_t decb;
+	spinlock_t spin;		/* of the row's kernel's kind */
 	struct mutex mutex;
 	int owner;			/* task id holding the lock, -1: none */
 	unsigned long count;		/* under the lock: plain updates */
@@ -56,17 +52,23 @@ static const enum prim prims[NR_PRIMS] = {
 	PERCPU, RCU,
 };
 
+/* The four spinlocks: spinlock_t, its kind its row's kernel's. */
 static const struct kscale_variant prim_rows[] = {
-	{ "spinlock", "the ticket spinlock_t", &prims[SPINLOCK] },
-	{ "qspinlock", "6.18's queued spinlock", &prims[QSPINLOCK] },
+	{ "spinlock", "the ticket spinlock_t", &prims[SPINLOCK],
+	  .kernel = "2.6.26" },
+	{ "qspinlock", "6.18's queued spinlock", &prims[QSPINLOCK],
+	  .kernel = "6.18" },
 	{ "qspinlock_v4_6", "v4.6's queued spinlock",
-	  &prims[QSPINLOCK_V4_6] },
+	  &prims[QSPINLOCK_V4_6], .kernel = "4.6" },
 	{ "decb_spinlock", "2.6.7's byte spinlock (lock; decb)",
-	  &prims[DECB_SPINLOCK] },
-	{ "mutex", "struct mutex on the model scheduler", &prims[MUTEX] },
-	{ "atomic", "atomic_t counts", &prims[ATOMIC] },
-	{ "percpu", "this_cpu counts summed over the CPUs", &prims[PERCPU] },
-	{ "rcu", "RCU readers against retire-and-free", &prims[RCU] },
+	  &prims[DECB_SPINLOCK], .kernel = "2.6.7" },
+	{ "mutex", "struct mutex on the model scheduler", &prims[MUTEX],
+	  .kernel = "2.6.26" },
+	{ "atomic", "atomic_t counts", &prims[ATOMIC], .kernel = "2.6.26" },
+	{ "percpu", "this_cpu counts summed over the CPUs", &prims[PERCPU],
+	  .kernel = "2.6.26" },
+	{ "rcu", "RCU readers against retire-and-free", &prims[RCU],
+	  .kernel = "2.6.26" },
 };
 
 static const struct kscale_variant_table prim_variants = {
@@ -87,8 +89,6 @@ static int prim_init(const void *variant, int nr_tasks)
 {
 	p.prim = *(const enum prim *)variant;
 	spin_lock_init(&p.spin);
-	atomic_set(&p.qspin.val, 0);
-	decb_spin_lock_init(&p.decb);
 	mutex_init(&p.mutex);
 	p.owner = -1;
 	p.count = p.retired = p.freed = p.trylock_fails = 0;
@@ -121,21 +121,13 @@ static bool prim_lock(void)
 	bool try = torture_random() % 4 == 0;
 
 	switch (p.prim) {
+	case SPINLOCK:
 	case QSPINLOCK:
 	case QSPINLOCK_V4_6:
-		if (try)
-			return qspin_trylock(&p.qspin);
-		qspin_lock(&p.qspin, p.prim == QSPINLOCK_V4_6);
-		return true;
-	case SPINLOCK:
+	case DECB_SPINLOCK:
 		if (try)
 			return spin_trylock(&p.spin);
 		spin_lock(&p.spin);
-		return true;
-	case DECB_SPINLOCK:
-		if (try)
-			return decb_spin_trylock(&p.decb);
-		decb_spin_lock(&p.decb);
 		return true;
 	default:
 		mutex_lock(&p.mutex);
@@ -146,15 +138,11 @@ static bool prim_lock(void)
 static void prim_unlock(void)
 {
 	switch (p.prim) {
+	case SPINLOCK:
 	case QSPINLOCK:
 	case QSPINLOCK_V4_6:
-		qspin_unlock(&p.qspin);
-		break;
-	case SPINLOCK:
-		spin_unlock(&p.spin);
-		break;
 	case DECB_SPINLOCK:
-		decb_spin_unlock(&p.decb);
+		spin_unlock(&p.spin);
 		break;
 	default:
 		mutex_unlock(&p.mutex);
@@ -288,8 +276,7 @@ static void prim_quiet(void)
 		if ((long)p.count != sum || p.owner != -1)
 			torture_fail("count %lu, the holders counted %ld, owner "
 				     "%d", p.count, sum, p.owner);
-		if (spin_is_locked(&p.spin) || queued_spin_is_locked(&p.qspin) ||
-		    decb_spin_is_locked(&p.decb) ||
+		if (spin_is_locked(&p.spin) ||
 		    atomic_read(&p.mutex.count) != 1 ||
 		    !list_empty(&p.mutex.wait_list))
 			torture_fail("a lock held or waited on at a quiet point");

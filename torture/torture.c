@@ -673,6 +673,7 @@ int main(int argc, char **argv)
 		for_each_variant_row(v, (*m)->variants) {
 			if (!selected(names, nr, (*m)->name, v->name, used))
 				continue;
+			kscale_variant_locks(v);
 			failed += torture_variant(*m, v->ops, v->name);
 			ran++;
 		}

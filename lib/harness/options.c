@@ -325,9 +325,16 @@ void options_list(const struct kscale_model *m)
 	for (i = 0; i < m->nr_workloads; i++)
 		printf("  workload %-12s %s\n", m->workloads[i].name,
 		       m->workloads[i].doc);
-	for (i = 0; i < kscale_variants.nr; i++)
-		printf("  variant  %-12s %s\n", kscale_variants.rows[i].name,
-		       kscale_variants.rows[i].doc);
+	for (i = 0; i < kscale_variants.nr; i++) {
+		const struct kscale_variant *v = &kscale_variants.rows[i];
+		int kind = spin_lock_kind_of(v->kernel);
+
+		printf("  variant  %-12s %s", v->name, v->doc);
+		if (v->kernel)
+			printf(" (kernel %s, lock %s)", v->kernel,
+			       spin_lock_kind_name(kind));
+		printf("\n");
+	}
 	for (i = 0; i < m->nr_knobs; i++)
 		printf("  knob     %-12s %s%s%s%s (default %s)\n",
 		       m->knobs[i].name, m->knobs[i].workload ? "(" : "",

@@ -11,6 +11,12 @@
  * kscale_variant_check() says which row is wrong, and every user of a
  * table (bench, torture, the tests) refuses to run one that is.  Nothing
  * looks a variant up by name: a name in a table always has its code.
+ *
+ * A model row names the kernel its code follows (->kernel, "2.6.26"),
+ * and so its spinlock_t: spin_lock_kind_of() (lib/kernel/kernel_locks.c) is
+ * the one table of kernels and their locks.  Whoever sets a model row up
+ * calls kscale_variant_locks() first, so that the locks its set-up
+ * initialises are its kernel's; --list prints both.
  */
 #ifndef KSCALE_VARIANT_H
 #define KSCALE_VARIANT_H
@@ -19,11 +25,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernel/spinlock.h"
+
 struct kscale_variant {
 	const char *name;
 	const char *doc;
 	const void *ops;	/* a model row's */
 	const void *host;	/* a host row's */
+	const char *kernel;	/* a model row's: the version it follows */
 };
 
 struct kscale_variant_table {
@@ -59,14 +68,31 @@ static inline int kscale_variant_check(const struct kscale_variant *v,
 		why = "a model row without an implementation (.ops)";
 	else if (model && v->host)
 		why = "a model row with a host implementation (.host)";
+	else if (model && spin_lock_kind_of(v->kernel) < 0)
+		why = "a model row without a kernel of kernel_locks.c's "
+		      "table (.kernel)";
 	else if (!model && !v->host)
 		why = "a host row without a host implementation (.host)";
 	else if (!model && v->ops)
 		why = "a host row with a model implementation (.ops)";
+	else if (!model && v->kernel)
+		why = "a host row with a model kernel (.kernel)";
 	if (why)
 		snprintf(err, len, "variant '%s': %s", v->name ? v->name : "",
 			 why);
 	return why ? -1 : 0;
+}
+
+/*
+ * Before row v is set up: its kernel's spinlock for the locks its set-up
+ * initialises; a host row's (the running kernel's, none of the model's)
+ * are ticket locks, the default.
+ */
+static inline void kscale_variant_locks(const struct kscale_variant *v)
+{
+	int kind = spin_lock_kind_of(v->kernel);
+
+	spin_lock_init_kind = kind < 0 ? SPIN_TICKET : kind;
 }
 
 /*

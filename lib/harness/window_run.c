@@ -152,6 +152,7 @@ bool run_prepare(struct kscale_bench *b)
 	/* the set-up registers this run's resources (lockstat.h) */
 	if (lockstat.enabled)
 		lockstat_reset();
+	kscale_variant_locks(b->row);
 	if (b->workload->setup && b->workload->setup(run)) {
 		if (!run->failed)
 			kscale_fail(run, "%s: set-up failed without saying why",

@@ -1,12 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * spinlock_t as the x86 ticket spinlock of 2.6.25 to 4.1
- * (arch/x86/include/asm/spinlock.h, __ticket_spin_lock): the lock of the
- * r/o bind mount series (merged in 2.6.26).  FIFO, one cache line
- * bounced between waiters.
+ * spinlock_t: the x86 spinlock of the kernel each model variant follows,
+ * one of
+ *  - the ticket spinlock of 2.6.25 to 4.1 (arch/x86/include/asm/spinlock.h,
+ *    __ticket_spin_lock): FIFO, one cache line bounced between waiters;
+ *  - the byte lock before it (spinlock_decb.h: `lock; decb`, 2.6.24 and
+ *    older);
+ *  - the queued spinlock of 4.2 on (qspinlock.h), as v4.6 or 6.18 have it.
+ * Each lock carries its kind, set by spin_lock_init() from
+ * spin_lock_init_kind: the kind of the model variant being set up, which
+ * the variant's row names by its kernel (spin_lock_kind_of() in
+ * kernel_locks.c, the one table of kernels and their locks;
+ * lib/harness/variant.h sets it).  A static initialiser makes a ticket
+ * lock; a model whose kernel spun on another initialises its static
+ * locks again in its set-up.
+ *
+ * Departure: the kernel's spinlock_t is its one lock's word; here a byte
+ * beside the word says which lock it is (so a spinlock_t is 8 bytes, not
+ * 4), and spin_lock() and the rest dispatch on it, read with a plain load
+ * (the simulator counts no access for it, lib/sim/instrument.h).
  *
  * spin_lock() disables preemption first, as the kernel's does: the model
- * scheduler (sched.h) never switches a holder or a waiter out.
+ * scheduler (sched.h) never switches a holder or a waiter out.  The
+ * queued lock also owns its CPU (qspin_lock()).
  */
 #ifndef KSCALE_KERNEL_SPINLOCK_H
 #define KSCALE_KERNEL_SPINLOCK_H
@@ -14,28 +30,57 @@
 #include "atomic.h"
 #include "compiler.h"
 #include "lockstat.h"
+#include "qspinlock.h"
 #include "sched.h"
+#include "spinlock_decb.h"
 #include "tsc.h"
 
-/* NR_CPUS >= 256 layout: 16-bit tickets, taken with one 32-bit xadd. */
+enum spin_lock_kind {
+	SPIN_TICKET,		/* 2.6.25-4.1; 0, a static lock's */
+	SPIN_DECB,		/* up to 2.6.24 */
+	SPIN_QUEUED_V4_6,	/* 4.2 on, v4.6's slow path */
+	SPIN_QUEUED,		/* 6.18's */
+	NR_SPIN_LOCK_KINDS
+};
+
 typedef struct {
 	union {
+		/* NR_CPUS >= 256: 16-bit tickets, taken with one xadd */
 		uint32_t head_tail;
 		struct __raw_tickets {
 			uint16_t head;	/* ticket now served */
 			uint16_t tail;	/* next ticket to hand out */
 		} tickets;
+		decb_spinlock_t decb;
+		arch_spinlock_t q;
 	};
+	uint8_t kind;		/* enum spin_lock_kind, set at init */
 } spinlock_t;
 
 #define TICKET_SHIFT		16
-#define __SPIN_LOCK_UNLOCKED	{ { 0 } }
+#define __SPIN_LOCK_UNLOCKED	{ { 0 }, SPIN_TICKET }
+
+/* The kind spin_lock_init() gives: the variant's being set up. */
+extern enum spin_lock_kind spin_lock_init_kind;
+
+/*
+ * A kernel's lock: "ticket", "decb", "qspinlock-v4.6", "qspinlock-6.18",
+ * or NULL for a kind out of range.
+ */
+const char *spin_lock_kind_name(enum spin_lock_kind kind);
+
+/* The kernel version's x86 spinlock, or -1 for a version not listed. */
+int spin_lock_kind_of(const char *kernel);
 
 void __ticket_spin_wait(spinlock_t *lock, uint16_t ticket);
 
 static inline void spin_lock_init(spinlock_t *lock)
 {
-	WRITE_ONCE(lock->head_tail, 0);
+	lock->kind = spin_lock_init_kind;
+	if (lock->kind == SPIN_DECB)
+		decb_spin_lock_init(&lock->decb);
+	else
+		WRITE_ONCE(lock->head_tail, 0);
 }
 
 static inline void __ticket_spin_lock(spinlock_t *lock)
@@ -73,12 +118,25 @@ static inline void __ticket_spin_unlock(spinlock_t *lock)
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	preempt_disable();
-	lockstat_acquire(lock, false, __ticket_spin_lock(lock));
+	switch (lock->kind) {
+	case SPIN_TICKET:
+		preempt_disable();
+		lockstat_acquire(lock, false, __ticket_spin_lock(lock));
+		break;
+	case SPIN_DECB:
+		decb_spin_lock(&lock->decb);
+		break;
+	default:
+		qspin_lock(&lock->q, lock->kind == SPIN_QUEUED_V4_6);
+	}
 }
 
 static inline bool spin_trylock(spinlock_t *lock)
 {
+	if (lock->kind == SPIN_DECB)
+		return decb_spin_trylock(&lock->decb);
+	if (lock->kind != SPIN_TICKET)
+		return qspin_trylock(&lock->q);
 	preempt_disable();
 	if (__ticket_spin_trylock(lock)) {
 		lockstat_trylock(lock, false, true);
@@ -90,17 +148,47 @@ static inline bool spin_trylock(spinlock_t *lock)
 
 static inline void spin_unlock(spinlock_t *lock)
 {
-	lockstat_release(lock);
-	__ticket_spin_unlock(lock);
-	lockstat_released();
-	preempt_enable();
+	switch (lock->kind) {
+	case SPIN_TICKET:
+		lockstat_release(lock);
+		__ticket_spin_unlock(lock);
+		lockstat_released();
+		preempt_enable();
+		break;
+	case SPIN_DECB:
+		decb_spin_unlock(&lock->decb);
+		break;
+	default:
+		qspin_unlock(&lock->q);
+	}
 }
 
 static inline bool spin_is_locked(spinlock_t *lock)
 {
-	uint32_t v = READ_ONCE(lock->head_tail);
+	uint32_t v;
 
+	if (lock->kind == SPIN_DECB)
+		return decb_spin_is_locked(&lock->decb);
+	if (lock->kind != SPIN_TICKET)
+		return queued_spin_is_locked(&lock->q);
+	v = READ_ONCE(lock->head_tail);
 	return (uint16_t)v != (uint16_t)(v >> TICKET_SHIFT);
+}
+
+/*
+ * arch_spin_value_unlocked(): whether val, lock's word read as a value
+ * (a lockref's half), is a free lock of lock's kind.
+ */
+static inline bool spin_value_unlocked(const spinlock_t *lock, uint32_t val)
+{
+	switch (lock->kind) {
+	case SPIN_TICKET:
+		return (uint16_t)val == (uint16_t)(val >> TICKET_SHIFT);
+	case SPIN_DECB:
+		return (signed char)val > 0;
+	default:
+		return !val;
+	}
 }
 
 /*

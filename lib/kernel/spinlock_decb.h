@@ -124,6 +124,7 @@ static inline void decb_spin_unlock(decb_spinlock_t *lock)
 {
 	lockstat_release(lock);
 	__atomic_store_n(&lock->slock, 1, __ATOMIC_RELEASE);
+	lockstat_released();
 	preempt_enable();
 }
 

@@ -28,6 +28,10 @@ void fs_2_6_init(void)
 {
 	INIT_LIST_HEAD(&sb_2_6.s_files);
 	atomic_set(&pwd.d_count, 1);
+	/* 2.6.22's byte lock or 2.6.26's ticket lock: the variant's */
+	spin_lock_init(&pwd.d_lock);
+	spin_lock_init(&dcache_lock);
+	spin_lock_init(&files_lock);
 	lockstat_register(&files_lock, "files_lock", 1, LOCKSTAT_SPIN);
 	/* the list's head, and the neighbour list_move() links to */
 	lockstat_register(&sb_2_6.s_files, "s_files", 2, LOCKSTAT_LINE);

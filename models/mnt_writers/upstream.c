@@ -247,8 +247,15 @@ static void free_vfsmnt(struct vfsmount *m)
 	free(mnt);
 }
 
+/* mount_lock, 6.18's queued spinlock (spinlock.h) */
+static void init_mount_lock(void)
+{
+	spin_lock_init(&mount_lock);
+}
+
 const struct mnt_writers_ops mnt_writers_upstream = {
 	.counts_writers = true,
+	.init = init_mount_lock,
 	.alloc_vfsmnt = alloc_vfsmnt,
 	.free_vfsmnt = free_vfsmnt,
 	.mntget = mntget,

@@ -18,7 +18,9 @@
  * seqcount instead); there are no renames, so d_lookup() needs no
  * rename_lock.  Hashing a dentry also checks its chain for another
  * hashed dentry of the same name (the duplicate counter), a walk the
- * kernel does not make.
+ * kernel does not make.  The locks are the variant's kernel's
+ * (spinlock.h): 2.6.32's ticket lock, or 6.18's queued spinlock for
+ * parallel; dcache_init() initialises the static ones again for it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,15 @@ void dcache_init(unsigned long max_dentries, bool scale)
 	n = 1UL << d_hash_shift;
 	dentry_hashtable = calloc(n, sizeof(*dentry_hashtable));
 	d_hash_locks = calloc(n, sizeof(*d_hash_locks));
+	/*
+	 * Each lock the variant's kernel's (spinlock.h): 2.6.32's ticket
+	 * lock, 6.18's queued spinlock (its hash chains' are bit spinlocks,
+	 * test-and-set: a departure, as before).
+	 */
+	spin_lock_init(&dcache_lock);
+	spin_lock_init(&lru_lock);
+	for (i = 0; i < n; i++)
+		spin_lock_init(&d_hash_locks[i]);
 	for (i = 0; i < (1UL << IN_LOOKUP_SHIFT); i++) {
 		in_lookup_hashtable[i].first = NULL;
 		spin_lock_init(&in_lookup_locks[i]);
@@ -333,6 +344,17 @@ static void prune_iput(struct inode *inode)
 }
 
 /*
+ * The count under d_lock, where a fast_dput() may just have dropped it
+ * without: an x86 load, an acquire, that pairs with lockref_put_return()'s
+ * release (the kernel's lock word, at the lockref's address, did it for
+ * C11's and TSan's eyes; here the count is there).
+ */
+static int d_count_read(struct dentry *dentry)
+{
+	return smp_load_acquire(&dentry->d_count.counter);
+}
+
+/*
  * Evict from the LRU tail until it is short enough: referenced ones get a
  * second chance if flags has DCACHE_REFERENCED (2.6.32's
  * __shrink_dcache_sb() flags), busy ones leave the LRU.  LRU lock held
@@ -351,7 +373,7 @@ static void prune_dcache(unsigned long target, unsigned int flags)
 			list_move(&dentry->d_lru, &dentry_lru);
 			continue;
 		}
-		if (atomic_read(&dentry->d_count)) {
+		if (d_count_read(dentry)) {
 			WRITE_ONCE(dentry->d_flags,
 				   dentry->d_flags & ~DCACHE_LRU_LIST);
 			list_del_init(&dentry->d_lru);
@@ -435,18 +457,18 @@ static void retain_dentry(struct dentry *dentry)
 static int lockref_put_return(struct dentry *dentry)
 {
 	uint64_t old = __atomic_load_n(&dentry->d_lockref, __ATOMIC_RELAXED);
-	uint32_t lock;
+	uint32_t count;
 
 	lockstat_visit(&dentry->d_lockref);
 	for (;;) {
-		lock = (uint32_t)old;
-		if ((uint16_t)lock != (uint16_t)(lock >> TICKET_SHIFT))
+		if (!spin_value_unlocked(&dentry->d_lock, old >> 32))
 			return -1;
+		count = (uint32_t)old - 1;
 		if (__atomic_compare_exchange_n(&dentry->d_lockref, &old,
-						old - (1ull << 32), false,
-						__ATOMIC_RELEASE,
+						(old & ~0xffffffffull) | count,
+						false, __ATOMIC_RELEASE,
 						__ATOMIC_RELAXED))
-			return (int)(old >> 32) - 1;
+			return (int)count;
 	}
 }
 
@@ -482,7 +504,7 @@ static bool fast_dput(struct dentry *dentry)
 #endif
 	spin_lock(&dentry->d_lock);
 locked:
-	if (!atomic_read(&dentry->d_count))
+	if (!d_count_read(dentry))
 		return false;
 unlock:
 	spin_unlock(&dentry->d_lock);

@@ -45,12 +45,17 @@ struct inode {
 };
 
 struct dentry {
-	/* today's lockref: lock and count in one word, for fast_dput() */
+	/*
+	 * today's lockref: lock and count in one word, for fast_dput().
+	 * Departure: the count is its low half, the lock word its high one
+	 * (the kernel's: the other way round), so that spinlock_t's kind
+	 * byte (spinlock.h) lies past the word, not in it.
+	 */
 	union {
 		uint64_t d_lockref;
 		struct {
-			spinlock_t d_lock;	/* per dentry lock */
 			atomic_t d_count;
+			spinlock_t d_lock;	/* per dentry lock */
 		};
 	};
 	/*

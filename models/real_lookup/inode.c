@@ -64,6 +64,8 @@ void icache_init(unsigned long max_inodes, unsigned long pinned)
 	unsigned long n = 16;
 
 	icache_exit();
+	/* the variant's kernel's lock (spinlock.h) */
+	spin_lock_init(&inode_lock);
 	while (n < 2 * (max_inodes + pinned))
 		n <<= 1;
 	inode_hashtable = calloc(n, sizeof(*inode_hashtable));

@@ -287,11 +287,14 @@ const struct real_lookup_ops real_lookup_parallel = {
 
 KSCALE_VARIANT_TABLE(real_lookup_variants,
 	{ "i_mutex", "2.6.32: real_lookup() under the directory's i_mutex",
-	  &real_lookup_i_mutex },
+	  &real_lookup_i_mutex, .kernel = "2.6.32" },
 	{ "sharded", "--dirs identical magic directories, requests "
-		     "round-robin (seed: 5-10x)", &real_lookup_sharded },
+		     "round-robin (seed: 5-10x)", &real_lookup_sharded,
+	  .kernel = "2.6.32" },
 	{ "immutable", "the seed's bypass: no i_mutex on an S_IMMUTABLE "
-		       "directory (seed: 2.5x)", &real_lookup_immutable },
+		       "directory (seed: 2.5x)", &real_lookup_immutable,
+	  .kernel = "2.6.32" },
 	{ "parallel", "4.7+: i_rwsem shared, d_alloc_parallel(), in-lookup "
-		      "waiters", &real_lookup_parallel },
+		      "waiters", &real_lookup_parallel,
+	  .kernel = "6.18" },
 );

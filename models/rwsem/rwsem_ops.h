@@ -21,7 +21,8 @@
 
 struct task_struct;
 
-#define RWSEM_STORAGE_SIZE	40
+/* 48: spinlock_t's kind byte (spinlock.h) grows the kernels' 40 by 8 */
+#define RWSEM_STORAGE_SIZE	48
 
 struct rwsem_storage {
 	_Alignas(8) unsigned char __opaque[RWSEM_STORAGE_SIZE];

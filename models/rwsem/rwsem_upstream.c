@@ -41,8 +41,9 @@
  * - No signals: tasks wait TASK_UNINTERRUPTIBLE, for which the kernel's
  *   signal_pending_state() is false as well; the out_nolock paths
  *   (rwsem_del_wake_waiter()) are kept but never taken.
- * - wait_lock is lib/kernel's ticket spinlock; raw_spin_lock_irq() turns
- *   preemption off, not interrupts.
+ * - wait_lock is 6.18's queued spinlock (lib/kernel/qspinlock.h, the
+ *   row's kernel's, spinlock.h); raw_spin_lock_irq() turns preemption
+ *   off, not interrupts.
  * - waiter.handoff_set is read with READ_ONCE() by its waiter while
  *   another task may set it under wait_lock (rwsem_try_write_lock(),
  *   rwsem_mark_wake()): a plain bool in the kernel, whose benign race

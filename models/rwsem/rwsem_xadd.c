@@ -10,7 +10,10 @@
  * owner RWSEM_READER_OWNED, and spinning stops once readers own the lock.
  *
  * Departures: tasks are the model scheduler's (lib/kernel/sched.h);
- * wait_lock is the ticket spinlock of lib/kernel; task references are
+ * wait_lock is v4.6's queued spinlock (lib/kernel/qspinlock.h; 4.8's,
+ * for reader_owned, has the same slow path), as the rows' kernels
+ * choose it (spinlock.h); the OSQ's neighbours are its own MCS nodes
+ * (osq_lock.c), not a spinlock_t; task references are
  * not counted (the harness keeps every task's storage until all have
  * left the window).  The cycle counter profiles both slow paths as
  * perf's cpu-clock samples would (struct rwsem_profile).

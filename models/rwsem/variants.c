@@ -21,9 +21,12 @@ static const struct rwsem_variant upstream = {
 
 KSCALE_VARIANT_TABLE(rwsem_variants,
 	{ "v4.6", "rwsem-xadd as in v4.6: owner NULL for readers and for a "
-		  "writer not yet set", &v4_6 },
+		  "writer not yet set", &v4_6,
+	  .kernel = "4.6" },
 	{ "reader_owned", "the seed (4.8): RWSEM_READER_OWNED, spinning stops "
-			  "when readers own the lock", &reader_owned },
+			  "when readers own the lock", &reader_owned,
+	  .kernel = "4.8" },
 	{ "upstream", "today's rwsem (v6.18 kernel/locking/rwsem.c): "
-		      "handoff, bounded spinning on readers", &upstream },
+		      "handoff, bounded spinning on readers", &upstream,
+	  .kernel = "6.18" },
 );

@@ -20,11 +20,15 @@
 #include "rwsem_ops.h"
 
 /*
- * Offsets in v4.6's struct xfs_inode: i_lock after i_mount .. i_itemp,
- * i_iolock 40 bytes on (the counts of both in one cache line);
- * i_vnode.i_dio_count about 690 bytes in (config-dependent; estimated).
+ * Offsets in v4.6's struct xfs_inode: i_lock after i_mount .. i_itemp
+ * (144), i_iolock 40 bytes on, at 184 (the counts of both in one cache
+ * line); i_vnode.i_dio_count about 690 bytes in (config-dependent;
+ * estimated).  Departure: spinlock_t's kind byte (spinlock.h) makes each
+ * rwsem 48 bytes, so i_lock starts 8 bytes early, at 136: i_iolock stays
+ * at 184 and every field of both locks on its kernel's line.
  */
-#define XFS_I_LOCK_OFFSET	144
+#define XFS_I_LOCK_OFFSET	136
+#define XFS_I_IOLOCK_OFFSET	184
 #define XFS_I_DIO_COUNT_OFFSET	692
 
 #define XFS_IOLOCK_EXCL		(1 << 0)
@@ -32,7 +36,7 @@
 #define XFS_ILOCK_EXCL		(1 << 2)
 #define XFS_ILOCK_SHARED	(1 << 3)
 
-/* The lock is the variant's struct rw_semaphore, in 40 bytes as both are. */
+/* The lock is the variant's struct rw_semaphore: 40 bytes, 48 here. */
 typedef struct {
 	struct rwsem_storage mr_lock;
 } mrlock_t;
@@ -52,7 +56,7 @@ struct xfs_inode {
 } ____cacheline_aligned;
 
 _Static_assert(offsetof(struct xfs_inode, i_lock) == XFS_I_LOCK_OFFSET &&
-	       offsetof(struct xfs_inode, i_iolock) == XFS_I_LOCK_OFFSET + 40 &&
+	       offsetof(struct xfs_inode, i_iolock) == XFS_I_IOLOCK_OFFSET &&
 	       offsetof(struct xfs_inode, i_dio_count) ==
 	       XFS_I_DIO_COUNT_OFFSET, "v4.6's struct xfs_inode layout");
 

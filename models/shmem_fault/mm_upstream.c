@@ -44,8 +44,8 @@
  * slower here).  No buddy merging, migratetypes or watermarks; a zone
  * whose free pages run out takes PAGE_CHUNK fresh ones from the host
  * under zone->lock (the kernel's memory was there from boot; until the
- * pool reaches its peak).  The model's spinlock_t is the ticket lock,
- * not today's qspinlock.  References are counted only as the LRU needs
+ * pool reaches its peak).  zone->lock and the LRU lock are 6.18's queued
+ * spinlock (the row's kernel, spinlock.h).  References are counted only as the LRU needs
  * them: the page cache's (the allocation's; the truncation's lookup
  * reference is the same one) and the folio batch's.
  */

@@ -38,7 +38,30 @@
 
 /*
  * 2.6.7's x86 spinlock was the byte lock (spinlock_decb.h), not the ticket
- * lock of 2.6.25+: this file keeps the kernel's names for it.
+ * lock of 2.6.25+: this file (and mm_2_6_7.c) keeps the kernel's names for
+ * it, and the variants' rows name kernel 2.6.7, whose lock is decb
+ * (lib/kernel/kernel_locks.c).
+ *
+ * The seed ran on ia64 (the Altix).  There 2.6.7's _raw_spin_lock is
+ * `cmpxchg4.acq` 0 -> 1 on a 32-bit word; on failure
+ * ia64_spinlock_contention (arch/ia64/kernel/head.S) spins on `ld4` with
+ * `hint @pause` until the word is 0, then retries the cmpxchg; unlock is
+ * a plain store of 0 (include/asm-ia64/spinlock.h; read at 2.6.12-rc2,
+ * git's first tree, 2.6.7 being older).  That is the same
+ * test-and-test-and-set hand-off as decb: no order among the waiters,
+ * whichever retry lands first after the store wins.  It differs in one
+ * thing: a failed decb leaves its -1 in the byte until the next unlock
+ * stores 1, so past 128 failed decbs between two releases the byte wraps
+ * to positive and the next decb takes a held lock; a failed cmpxchg
+ * writes nothing, and ia64's word never wraps.
+ *
+ * Departure: the 256P and 512P Altix runs (configs/at-scale-002.conf,
+ * `--cpus` up to 256 and 512) put every CPU's faults on the one
+ * superblock stat_lock (variant stat_lock): more than 128 CPUs can
+ * arrive while it is held, each arrival's failed decb adds its -1, and
+ * the byte can wrap there, letting a second holder in, which the
+ * Altix's lock never did.  Below 130 contending CPUs the two hand over
+ * alike.
  */
 #define spinlock_t		decb_spinlock_t
 #define spin_lock_init		decb_spin_lock_init

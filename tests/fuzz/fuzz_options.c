@@ -18,6 +18,7 @@
 
 #include "../../lib/harness/flags.c"
 #include "../../lib/harness/options.c"
+#include "../../lib/kernel/kernel_locks.c"
 #include "fuzz.h"
 
 #define MAX_ARGS	64
@@ -43,7 +44,8 @@ static const struct kscale_workload workloads[] = {
 static const int impl;
 
 KSCALE_VARIANT_TABLE(fuzz_variants,
-	{ "atomic", "", &impl }, { "percpu", "", &impl },
+	{ "atomic", "", &impl, .kernel = "2.6.22" },
+	{ "percpu", "", &impl, .kernel = "2.6.26" },
 );
 
 static const struct kscale_variant host_variants[] = {

@@ -2,5 +2,6 @@
 #include "tally.h"
 
 KSCALE_VARIANT_TABLE(tally_variants,
-	{ "locked", "one count under a ticket spinlock", &tally_locked },
+	{ "locked", "one count under a ticket spinlock", &tally_locked,
+	  .kernel = "2.6.26" },
 );

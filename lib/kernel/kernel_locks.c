@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Which spinlock_t each kernel spun on, and the one a lock is given. */
+#include <string.h>
+
+#include "spinlock.h"
+
+enum spin_lock_kind spin_lock_init_kind = SPIN_TICKET;
+
+static const char *const spin_lock_kind_names[NR_SPIN_LOCK_KINDS] = {
+	[SPIN_TICKET]		= "ticket",
+	[SPIN_DECB]		= "decb",
+	[SPIN_QUEUED_V4_6]	= "qspinlock-v4.6",
+	[SPIN_QUEUED]		= "qspinlock-6.18",
+};
+
+const char *spin_lock_kind_name(enum spin_lock_kind kind)
+{
+	return (unsigned int)kind < NR_SPIN_LOCK_KINDS ?
+	       spin_lock_kind_names[kind] : NULL;
+}
+
+/*
+ * The kernels the models follow and the x86 spinlock each spun on: the
+ * one place a model variant's lock is chosen (its row names its kernel,
+ * lib/harness/variant.h).  Tickets came in 2.6.25, queued spinlocks in
+ * 4.2.  2.6.7 is the Altix's ia64 kernel: its cmpxchg lock hands over as
+ * decb does (models/shmem_fault/mm_2_6_7.c says where they differ).
+ */
+static const struct {
+	const char *kernel;
+	enum spin_lock_kind kind;
+} kernel_locks[] = {
+	{ "2.6.7",	SPIN_DECB },
+	{ "2.6.9",	SPIN_DECB },
+	{ "2.6.22",	SPIN_DECB },
+	{ "2.6.26",	SPIN_TICKET },
+	{ "2.6.32",	SPIN_TICKET },
+	{ "4.6",	SPIN_QUEUED_V4_6 },
+	{ "4.8",	SPIN_QUEUED_V4_6 },	/* the slow path as v4.6's */
+	{ "6.18",	SPIN_QUEUED },
+};
+
+int spin_lock_kind_of(const char *kernel)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kernel_locks) / sizeof(kernel_locks[0]); i++)
+		if (kernel && !strcmp(kernel_locks[i].kernel, kernel))
+			return kernel_locks[i].kind;
+	return -1;
+}
