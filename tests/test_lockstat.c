@@ -156,7 +156,9 @@ struct contended {
 
 /*
  * Task 0 takes the mutex and sleeps holding it, so task 1 stops spinning
- * and sleeps too, until task 0 unlocks.
+ * and sleeps too, until task 0 unlocks.  Task 0 sleeps its SLEEP_NS only
+ * once task 1 is queued (the count negative: a waiter on the list), so
+ * the wait is at least that however late a loaded host runs task 1.
  */
 static void contend_mutex(struct test_thread *t)
 {
@@ -166,6 +168,8 @@ static void contend_mutex(struct test_thread *t)
 	if (t->id == 0) {
 		mutex_lock(&c->lock);
 		__atomic_store_n(&c->held, 1, __ATOMIC_RELEASE);
+		while (atomic_read(&c->lock.count) >= 0)
+			schedule_timeout_ns(SLEEP_NS / 20);
 		schedule_timeout_ns(SLEEP_NS);
 	} else {
 		while (!__atomic_load_n(&c->held, __ATOMIC_ACQUIRE))
