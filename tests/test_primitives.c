@@ -14,6 +14,7 @@
  * relaxed is a data race on that data (tests/mutations/primitives.txt).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -463,6 +464,89 @@ static void test_mutex_mutual_exclusion(void **state)
 	assert_true(list_empty(&c.mutex.wait_list));
 }
 
+/*
+ * The slow path's first xchg taking a lock that its last holder released
+ * on the fast path, with no wait_lock between them: 2.6.32's
+ * __mutex_unlock_slowpath() sets count to 1, a third task takes and
+ * releases the mutex on its fast paths, and only then does the waiter
+ * (queued on wait_lock behind the slow unlock) xchg it.  Only that xchg
+ * orders the third task's section before the waiter's; the races above
+ * reach this window too rarely to show a relaxed one.  Played step by
+ * step: thread 0 is the slow unlock (holding wait_lock), 1 the waiter,
+ * 2 the fast-path holder; the steps pass by relaxed flags, which order
+ * nothing for ThreadSanitizer.
+ */
+struct mutex_window {
+	struct mutex mutex;
+	struct task_struct switched_out;	/* the owner the waiter finds */
+	int step;
+	unsigned long data;			/* plain: the mutex orders it */
+};
+
+static void mutex_window_wait(struct mutex_window *w, int step)
+{
+	while (__atomic_load_n(&w->step, __ATOMIC_RELAXED) < step)
+		sched_yield();
+}
+
+static void mutex_window_step(struct mutex_window *w, int step)
+{
+	__atomic_store_n(&w->step, step, __ATOMIC_RELAXED);
+}
+
+static void mutex_window_role(struct test_thread *t)
+{
+	struct mutex_window *w = t->arg;
+	spinlock_t *wait_lock = &w->mutex.wait_lock;
+	uint32_t v;
+
+	switch (t->id) {
+	case 0:
+		spin_lock(wait_lock);
+		mutex_window_step(w, 1);
+		do {	/* the waiter has taken its ticket */
+			sched_yield();
+			v = __atomic_load_n(&wait_lock->head_tail,
+					    __ATOMIC_RELAXED);
+		} while ((uint16_t)((v >> TICKET_SHIFT) - v) < 2);
+		atomic_set(&w->mutex.count, 1);
+		mutex_clear_owner(&w->mutex);
+		mutex_window_step(w, 2);
+		mutex_window_wait(w, 3);
+		spin_unlock(wait_lock);
+		break;
+	case 1:
+		mutex_window_wait(w, 1);
+		mutex_lock(&w->mutex);
+		w->data++;
+		mutex_unlock(&w->mutex);
+		break;
+	default:
+		mutex_window_wait(w, 2);
+		mutex_lock(&w->mutex);
+		w->data++;
+		mutex_unlock(&w->mutex);
+		mutex_window_step(w, 3);
+	}
+}
+
+static void test_mutex_slowpath_after_fastpath_release(void **state)
+{
+	struct mutex_window w = { 0 };
+	enum spin_lock_kind kind = spin_lock_init_kind;
+
+	spin_lock_init_kind = SPIN_TICKET;	/* 2.6.32's, as the step 0 reads */
+	mutex_init(&w.mutex);
+	spin_lock_init_kind = kind;
+	/* Held by a task switched out: the waiter does not spin. */
+	atomic_set(&w.mutex.count, 0);
+	w.mutex.owner = &w.switched_out;
+	test_race(3, mutex_window_role, &w);
+	assert_int_equal(w.data, 2);
+	assert_int_equal(atomic_read(&w.mutex.count), 1);
+	assert_true(list_empty(&w.mutex.wait_list));
+}
+
 static void test_decb_spinlock_trylock(void **state)
 {
 	decb_spinlock_t lock = __DECB_SPIN_LOCK_UNLOCKED;
@@ -698,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_qspinlock_mutual_exclusion),
 		cmocka_unit_test(test_decb_spinlock_mutual_exclusion),
 		cmocka_unit_test(test_mutex_mutual_exclusion),
+		cmocka_unit_test(test_mutex_slowpath_after_fastpath_release),
 		cmocka_unit_test(test_decb_spinlock_trylock),
 		cmocka_unit_test(test_decb_stats_counted_after_release),
 		cmocka_unit_test(test_atomic_sum),
