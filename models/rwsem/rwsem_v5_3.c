@@ -11,9 +11,10 @@
  * in a later torvalds/linux rwsem.c of the same design (5.7-5.10: RD/WR
  * nonspinnable bits, reader spinning, the writer_wait_state machine),
  * with what changed after 5.3 left out: the handoff writer's spin on the
- * owner before it sleeps ("locking/rwsem: Make handoff writer
- * optimistically spin on owner", after 5.3), and the
- * DEBUG_RWSEMS/lockdep-only lines.  What it has over v5.1 (rwsem_v5_1.c):
+ * owner before it sleeps (91d2a812dfb9, "locking/rwsem: Make handoff
+ * writer optimistically spin on owner", in the locking pull for 5.4),
+ * and the DEBUG_RWSEMS/lockdep-only lines.  What it has over v5.1
+ * (rwsem_v5_1.c):
  *
  * - the count of today's rwsem: RWSEM_WRITER_LOCKED, RWSEM_FLAG_WAITERS,
  *   RWSEM_FLAG_HANDOFF, the reader count from bit 8, RWSEM_FLAG_READFAIL;
