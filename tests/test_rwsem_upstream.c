@@ -12,8 +12,9 @@
  *    readers queued behind it, not to the writer queued after them;
  *    up_write() grants every queued reader at once;
  *  - for all, a writer spins, without sleeping, behind a writer owner
- *    that runs; v5.3 and today's: a writer spinning on a reader-owned
- *    lock gives up after rwsem_rspin_threshold() and marks the lock
+ *    that runs (v5.3: a reader too); v5.3 and today's: a writer
+ *    spinning on a reader-owned lock gives up after
+ *    rwsem_rspin_threshold() and marks the lock
  *    nonspinnable; a writer kept waiting RWSEM_WAIT_TIMEOUT sets
  *    RWSEM_FLAG_HANDOFF and gets the lock before a writer that keeps
  *    stealing it; v5.1 and today's: a writer sleeping behind readers
@@ -714,10 +715,11 @@ static bool two_cpus(void)
 
 struct spin_behind {
 	const struct version *v;
+	bool read;			/* the spinner is a reader (v5.3) */
 	struct rwsem_storage sem;
 	int held, finished;
 	unsigned long sleeps, spin_acquired, spin_abandoned;
-	uint64_t slowpath;		/* cycles in the write slow path */
+	uint64_t slowpath;		/* cycles in the spinner's slow path */
 	uint64_t spun;			/* of which in rwsem_spin_on_owner() */
 	uint64_t waited_ns;
 };
@@ -741,14 +743,21 @@ static void spin_behind_writer(struct test_thread *t)
 		while (!load(&s->held))
 			cpu_relax();
 		t0 = now_ns();
-		ops->down_write(&s->sem);
+		if (s->read)
+			ops->down_read(&s->sem);
+		else
+			ops->down_write(&s->sem);
 		s->waited_ns = now_ns() - t0;
 		s->sleeps = rwsem_profile.sleeps;
 		s->spin_acquired = rwsem_profile.spin_acquired;
 		s->spin_abandoned = rwsem_profile.spin_abandoned;
-		s->slowpath = rwsem_profile.write_failed;
+		s->slowpath = s->read ? rwsem_profile.read_failed :
+					rwsem_profile.write_failed;
 		s->spun = rwsem_profile.spin_on_owner;
-		ops->up_write(&s->sem);
+		if (s->read)
+			ops->up_read(&s->sem);
+		else
+			ops->up_write(&s->sem);
 	}
 	leave_together(&s->finished, 2);
 }
@@ -761,7 +770,7 @@ static void spin_behind_writer(struct test_thread *t)
  * queued, as the kernel's spinner would, finding the lock free.  In
  * every run that came to the slow path it spun and never slept.
  */
-static void spins_behind_running_writer(const struct version *v)
+static void spins_behind_running_writer(const struct version *v, bool read)
 {
 	int run, taken = 0;
 
@@ -769,6 +778,7 @@ static void spins_behind_running_writer(const struct version *v)
 		struct spin_behind *s = calloc(1, sizeof(*s));
 
 		s->v = v;
+		s->read = read;
 		v->ops->init(&s->sem);
 		test_race_tasks(2, 2, spin_behind_writer, s);
 		assert_released(v, &s->sem);
@@ -777,9 +787,10 @@ static void spins_behind_running_writer(const struct version *v)
 			continue;
 		}
 		if (!s->spin_acquired || s->sleeps)
-			fprintf(stderr, "%s: run %d: the writer queued "
+			fprintf(stderr, "%s: run %d: the %s queued "
 				"after %.2f ms, %lu sleeps\n", v->ops->name,
-				run, s->waited_ns / 1e6, s->sleeps);
+				run, read ? "reader" : "writer",
+				s->waited_ns / 1e6, s->sleeps);
 		/* it waited for the owner, spinning on it */
 		assert_true(s->waited_ns > OWNER_HOLD_NS / 4);
 		assert_true(cycles_to_ns(s->spun) > OWNER_HOLD_NS / 4);
@@ -798,7 +809,18 @@ static void test_writer_spins_behind_running_writer(void **state)
 	if (!two_cpus())
 		skip();
 	for_each_version(v)
-		spins_behind_running_writer(v);
+		spins_behind_running_writer(v, false);
+}
+
+/* 5b. v5.3's reader spins as a writer does, and never sleeps. */
+static void test_reader_spins_behind_running_writer(void **state)
+{
+	const struct version *v;
+
+	if (!two_cpus())
+		skip();
+	for_each_version_with(v, reader_spins)
+		spins_behind_running_writer(v, true);
 }
 
 /*
@@ -1499,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_downgrade_wakes_queued_readers),
 		cmocka_unit_test(test_up_write_wakes_every_queued_reader),
 		cmocka_unit_test(test_writer_spins_behind_running_writer),
+		cmocka_unit_test(test_reader_spins_behind_running_writer),
 		cmocka_unit_test(test_reader_owned_spin_is_bounded),
 		cmocka_unit_test(test_handoff_beats_lock_stealing),
 		cmocka_unit_test(test_reader_honours_writer_handoff),
