@@ -390,7 +390,7 @@ for b in rows:
     assert abs(mean * b["threads"] - b["iops"]) <= 1e-6 * b["iops"]
     if rw == "rw:randwrite":
         assert b["read_MBps"] == 0, b["name"]
-    if variant in ("v4.6", "reader_owned", "upstream"):
+    if variant in ("v4.6", "reader_owned", "v5.1", "v5.3", "upstream"):
         for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath"):
             c = b["kernel_%s_children_pct" % f]
             assert 0 <= b["kernel_%s_self_pct" % f] <= c < 100, b["name"]
@@ -446,7 +446,7 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
 assert rows
-model = {"v4.6", "reader_owned", "upstream"}
+model = {"v4.6", "reader_owned", "v5.1", "v5.3", "upstream"}
 for b in rows:
     name, n = b["name"], b["threads"]
     parts = name.split("/")
@@ -490,8 +490,9 @@ check "rwsem locktest: every model variant and pthread, the reader shares" \
 check "rwsem locktest: readers and writers counted apart" \
 	locktest_ok "$tmp/locktest.json"
 check "rwsem locktest: simulated, the same counters" \
-	"$build/bench/rwsem" --workloads=locktest --variants=v4.6,upstream \
-	--sim=hpe-4s-haswell-ex-2016 --cpus=2,8 --readers=50%,1 \
+	"$build/bench/rwsem" --workloads=locktest \
+	--variants=v4.6,v5.1,v5.3,upstream --sim=hpe-4s-haswell-ex-2016 \
+	--cpus=2,8 --readers=50%,1 \
 	--think-ns=100 --duration=0.005 --warmup=0.001 \
 	--benchmark_out="$tmp/locktest-sim.json"
 check "rwsem locktest: simulated counters add up" \

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The rwsem model under torture (models/rwsem/, through struct rwsem_ops):
- * v4.6's rwsem-xadd, with the seed's reader-owned patch, and today's
- * rwsem.  Each operation is down_read, down_write, down_write then
+ * every row of rwsem_variants: v4.6's rwsem-xadd, with the seed's
+ * reader-owned patch, v5.1's rwsem-xadd, v5.3's and today's rwsem.c.
+ * Each operation is down_read, down_write, down_write then
  * downgrade_write then up_read, or a read or write trylock, on one of two
  * rwsems or nested on both (always the first one first).  As in the
  * locktest workload, a quarter of the tasks only ever read the first
@@ -17,7 +18,8 @@
  * also reads the model's own state: a writer is the lock's owner, readers
  * hold no writer bit (and mark the owner reader-owned, where the version
  * does).  At quiet points each rwsem is unlocked with an empty wait list,
- * no waiters or handoff flag, no writer owner, no RWSEM_NONSPINNABLE, the
+ * no waiters or handoff flag, no writer owner, writers not barred from
+ * spinning (RWSEM_NONSPINNABLE; v5.3's RWSEM_WR_NONSPINNABLE), the
  * OSQ unlocked; the writers' data sums to what they added; no WARN_ON()
  * fired.  A lost wake-up is the framework's no-progress failure.
  */

@@ -53,6 +53,7 @@ typedef struct {
  * instructions on x86: fully ordered, as every RMW here.
  */
 #define atomic_long_add_return_acquire	atomic_long_add_return
+#define atomic_long_fetch_add_acquire	atomic_long_fetch_add
 #define atomic_long_add_return_release	atomic_long_add_return
 #define atomic_long_fetch_add_release	atomic_long_fetch_add
 #define atomic_long_try_cmpxchg_acquire	atomic_long_try_cmpxchg
@@ -67,6 +68,7 @@ typedef struct {
 #define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
 
 #define atomic_cmpxchg(v, old, new)	cmpxchg(&(v)->counter, (old), (new))
+#define atomic_long_cmpxchg(v, old, new) cmpxchg(&(v)->counter, (old), (new))
 
 /* smp_cond_load_*() on the counter: VAL is its value (compiler.h). */
 #define atomic_cond_read_relaxed(v, c)	smp_cond_load_relaxed(&(v)->counter, (c))

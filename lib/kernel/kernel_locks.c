@@ -23,8 +23,12 @@ const char *spin_lock_kind_name(enum spin_lock_kind kind)
  * The kernels the models follow and the x86 spinlock each spun on: the
  * one place a model variant's lock is chosen (its row names its kernel,
  * lib/harness/variant.h).  Tickets came in 2.6.25, queued spinlocks in
- * 4.2.  2.6.7 is the Altix's ia64 kernel: its cmpxchg lock hands over as
- * decb does (models/shmem_fault/mm_2_6_7.c says where they differ).
+ * 4.2; 4.18-4.20 reworked their slow path into 6.18's (pending set
+ * unconditionally, a bounded wait for the pending->locked hand-over,
+ * one try_cmpxchg at the queue's head) and 5.1 added the fallback past
+ * four nested contexts: 5.1 and 5.3 spin on 6.18's slow path.  2.6.7
+ * is the Altix's ia64 kernel: its cmpxchg lock hands over as decb does
+ * (models/shmem_fault/mm_2_6_7.c says where they differ).
  */
 static const struct {
 	const char *kernel;
@@ -37,6 +41,8 @@ static const struct {
 	{ "2.6.32",	SPIN_TICKET },
 	{ "4.6",	SPIN_QUEUED_V4_6 },
 	{ "4.8",	SPIN_QUEUED_V4_6 },	/* the slow path as v4.6's */
+	{ "5.1",	SPIN_QUEUED },	/* the slow path as 6.18's (above) */
+	{ "5.3",	SPIN_QUEUED },
 	{ "6.18",	SPIN_QUEUED },
 };
 

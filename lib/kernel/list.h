@@ -92,6 +92,26 @@ static inline void list_move_tail(struct list_head *entry,
 	list_add_tail(entry, head);
 }
 
+/*
+ * list_cut_before (4.18): move the entries of head before entry (none if
+ * entry is the first) onto list, which need not be initialised.
+ */
+static inline void list_cut_before(struct list_head *list,
+				   struct list_head *head,
+				   struct list_head *entry)
+{
+	if (head->next == entry) {
+		INIT_LIST_HEAD(list);
+		return;
+	}
+	list->next = head->next;
+	list->next->prev = list;
+	list->prev = entry->prev;
+	list->prev->next = list;
+	WRITE_ONCE(head->next, entry);
+	entry->prev = head;
+}
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return READ_ONCE(head->next) == head;

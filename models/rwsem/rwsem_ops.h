@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The rwsem versions of the model side by side in one binary: v4.6's
- * rwsem-xadd (rwsem_xadd.c) and today's rwsem (rwsem_upstream.c).  Each
- * keeps its own struct rw_semaphore and the kernel's names for its
- * functions, so the two cannot share a header; a caller drives either
- * through its struct rwsem_ops.  A lock lives in a struct rwsem_storage:
- * 40 bytes, as both kernels' struct rw_semaphore are on x86_64 (each
+ * rwsem-xadd (rwsem_xadd.c), v5.1's (rwsem_v5_1.c), v5.3's rwsem
+ * (rwsem_v5_3.c) and today's (rwsem_upstream.c).  Each keeps its own
+ * struct rw_semaphore and the kernel's names for its functions, so they
+ * cannot share a header; a caller drives any through its struct
+ * rwsem_ops.  A lock lives in a struct rwsem_storage: 40 bytes, as every
+ * one of these kernels' struct rw_semaphore is on x86_64 (each
  * file checks that its own fits), so a structure embedding one keeps the
  * kernel's layout whichever version runs in it.  The ops account each
  * hold to lockstat (lockstat.h): a downgrade ends a write visit and
@@ -106,6 +107,8 @@ const struct rwsem_ops _ops = {						\
 
 extern const struct rwsem_ops rwsem_upstream_ops;	/* "upstream" */
 extern const struct rwsem_ops rwsem_v4_6_ops;		/* "v4.6" */
+extern const struct rwsem_ops rwsem_v5_1_ops;		/* "v5.1" */
+extern const struct rwsem_ops rwsem_v5_3_ops;		/* "v5.3" */
 
 /*
  * A lock as its version's fields say it, for the tests and end-of-run
@@ -124,10 +127,12 @@ struct rwsem_state {
 	bool writer_locked;		/* RWSEM_WRITER_LOCKED; v4.6: a writer
 					 * in the owner field */
 	bool reader_owned;		/* RWSEM_READER_OWNED in owner */
-	bool nonspinnable;		/* RWSEM_NONSPINNABLE (upstream) */
-	bool flag_waiters;		/* RWSEM_FLAG_WAITERS; v4.6: waiters
-					 * queued (WAITING_BIAS counted) */
-	bool flag_handoff;		/* RWSEM_FLAG_HANDOFF (upstream) */
+	bool nonspinnable;		/* writers may not spin on readers:
+					 * RWSEM_NONSPINNABLE (upstream),
+					 * RWSEM_WR_NONSPINNABLE (v5.3) */
+	bool flag_waiters;		/* RWSEM_FLAG_WAITERS; v4.6, v5.1:
+					 * waiters queued (WAITING_BIAS) */
+	bool flag_handoff;		/* RWSEM_FLAG_HANDOFF (v5.3, upstream) */
 	int nr_waiters;			/* entries on wait_list */
 	int nr_write_waiters;		/* of which writers */
 	bool osq_locked;		/* spinners hold or queue on the OSQ */
@@ -135,6 +140,8 @@ struct rwsem_state {
 
 void rwsem_upstream_state(struct rwsem_storage *sem, struct rwsem_state *st);
 void rwsem_v4_6_state(struct rwsem_storage *sem, struct rwsem_state *st);
+void rwsem_v5_1_state(struct rwsem_storage *sem, struct rwsem_state *st);
+void rwsem_v5_3_state(struct rwsem_storage *sem, struct rwsem_state *st);
 
 /*
  * A row's implementation in the model's variant table (variants.c): the

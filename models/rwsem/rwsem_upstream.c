@@ -28,11 +28,11 @@
  *   (CLOCK_MONOTONIC): RWSEM_WAIT_TIMEOUT is the kernel's 4 ms without a
  *   jiffy's rounding.
  * - wake_q: the kernel links the tasks through task_struct and holds a
- *   reference on each; here an array on the waker's stack (one writer, or
- *   at most MAX_READERS_WAKEUP readers), woken with wake_up_process() once
- *   wait_lock is released, as wake_up_q() does.  Task references are not
- *   counted (get_task_struct()): callers keep a task's storage until it
- *   has left every lock.
+ *   reference on each; here an array on the waker's stack
+ *   (rwsem_wake_q.h), woken with wake_up_process() once wait_lock is
+ *   released, as wake_up_q() does.  Task references are not counted
+ *   (get_task_struct()): callers keep a task's storage until it has left
+ *   every lock.
  * - Tasks are the model scheduler's (lib/kernel/sched.h): preemption,
  *   need_resched() and owner->on_cpu are its; vcpu_is_preempted() is
  *   false; rt_or_dl_task() is false, since the tasks modelled are CFS
@@ -72,6 +72,7 @@
 #include "osq_lock.h"
 #include "rwsem_ops.h"
 #include "rwsem_profile.h"
+#include "rwsem_wake_q.h"
 
 typedef uint64_t u64;
 
@@ -399,51 +400,6 @@ enum rwsem_wake_type {
  * however unlikely.
  */
 #define MAX_READERS_WAKEUP	0x100
-
-/*
- * include/linux/sched/wake_q.h, kernel/sched/core.c: the tasks to wake
- * once the lock is dropped.  An array on the stack rather than a list
- * through task_struct; left uninitialised but for its count, as the
- * kernel's head is two words.
- */
-struct wake_q_head {
-	unsigned int count;
-	struct task_struct *tasks[MAX_READERS_WAKEUP];
-};
-
-static inline void wake_q_init(struct wake_q_head *head)
-{
-	head->count = 0;
-}
-
-#define DEFINE_WAKE_Q(name)	struct wake_q_head name; wake_q_init(&name)
-
-static inline bool wake_q_empty(struct wake_q_head *head)
-{
-	return !head->count;
-}
-
-/*
- * The kernel's wake_q_add() skips a task already queued on another
- * wake_q (its waker will wake it); here it may be woken twice, which
- * wake_up_process() makes harmless.
- */
-static void wake_q_add(struct wake_q_head *head, struct task_struct *task)
-{
-	if (WARN_ON(head->count >= MAX_READERS_WAKEUP))
-		return;
-	head->tasks[head->count++] = task;
-}
-
-#define wake_q_add_safe(head, task)	wake_q_add(head, task)
-
-static void wake_up_q(struct wake_q_head *head)
-{
-	unsigned int i;
-
-	for (i = 0; i < head->count; i++)
-		rwsem_wake_up_process(head->tasks[i]);
-}
 
 static inline void
 rwsem_add_waiter(struct rw_semaphore *sem, struct rwsem_waiter *waiter)
