@@ -84,12 +84,12 @@ static long routine_blocks(long rounds)
 /* ns a round of the host's routine, less its set-up */
 static double time_rounds(void)
 {
-	double t0 = now_ns(), t1;
+	double t0 = thread_now_ns(), t1;
 
 	sim_code_routine(0);
-	t1 = now_ns();
+	t1 = thread_now_ns();
 	sim_code_routine(TIME_ROUNDS);
-	return (now_ns() - t1 - (t1 - t0)) / TIME_ROUNDS;
+	return (thread_now_ns() - t1 - (t1 - t0)) / TIME_ROUNDS;
 }
 
 /*

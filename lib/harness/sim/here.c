@@ -65,22 +65,22 @@ static double hit_ns(const struct here *h)
 {
 	static volatile int word __attribute__((aligned(64)));
 	long i, n = 4000000;
-	double t = now_ns();
+	double t = thread_now_ns();
 
 	for (i = 0; i < n; i++)
 		(void)word;
-	return (now_ns() - t) / n;
+	return (thread_now_ns() - t) / n;
 }
 
 static double atomic_ns(const struct here *h)
 {
 	static int word __attribute__((aligned(64)));
 	long i, n = 2000000;
-	double t = now_ns();
+	double t = thread_now_ns();
 
 	for (i = 0; i < n; i++)
 		__asm__ __volatile__("lock; addl $1, %0" : "+m"(word) :: "memory");
-	t = (now_ns() - t) / n - h->hit_ns;
+	t = (thread_now_ns() - t) / n - h->hit_ns;
 	return t > 0 ? t : 0;
 }
 
@@ -98,14 +98,14 @@ static double copy_ns_per_kib(const struct here *h)
 		return -1;
 	memset(from, 1, size);
 	for (i = 0; i < HERE_ROUNDS; i++) {
-		t = now_ns();
+		t = thread_now_ns();
 		for (j = 0; j < n; j++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 			memcpy(to, from + (x >> 33) % blocks * sizeof(to),
 			       sizeof(to));
 			__asm__ __volatile__("" :: "r"(to) : "memory");
 		}
-		v[i] = (now_ns() - t) / n / (sizeof(to) / 1024);
+		v[i] = (thread_now_ns() - t) / n / (sizeof(to) / 1024);
 	}
 	free(from);
 	return kscale_median(v, HERE_ROUNDS);
@@ -115,7 +115,7 @@ static double rdtsc_once(const struct here *h)
 {
 	uint32_t lo, hi, sum = 0;
 	int j, n = 200000;
-	double t = now_ns();
+	double t = thread_now_ns();
 
 	for (j = 0; j < n; j++) {
 		__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) ::
@@ -123,18 +123,18 @@ static double rdtsc_once(const struct here *h)
 		sum += lo ^ hi;
 	}
 	__asm__ __volatile__("" :: "r"(sum));
-	return (now_ns() - t) / n;
+	return (thread_now_ns() - t) / n;
 }
 
 static double clock_once(const struct here *h)
 {
 	struct timespec ts;
 	int j, n = 200000;
-	double t = now_ns();
+	double t = thread_now_ns();
 
 	for (j = 0; j < n; j++)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (now_ns() - t) / n;
+	return (thread_now_ns() - t) / n;
 }
 
 /* kscale_calibrated_figure()'s measure: the median of h's rounds. */
@@ -207,10 +207,10 @@ static double mem_ns(const struct here *h)
 	for (i = 0; i < lines; i++)
 		*(void **)(buf + perm[i] * 64) = buf + perm[(i + 1) % lines] * 64;
 	p = (void **)(buf + perm[0] * 64);
-	t = now_ns();
+	t = thread_now_ns();
 	for (k = 0; k < n; k++)
 		p = *p;
-	t = (now_ns() - t) / n;
+	t = (thread_now_ns() - t) / n;
 	__asm__ __volatile__("" :: "r"(p));
 	free(perm);
 	free(buf);
