@@ -72,12 +72,16 @@ class Machine:
         """With CPU 1 offline: 1, all the others, and 4x them."""
         return (1, self.cpus - 1, 4 * (self.cpus - 1))
 
-    def until_counted(self, host_threads, window):
+    def until_counted(self, host_threads, window, load):
         """How long a window may go on for every thread to count
         (--window-until-counted): the window, stretched by what all the
-        vCPUs overcommit the host_threads qemu runs them on, so that each
-        thread may have had window's worth of a host CPU."""
-        return window * max(1, -(-self.cpus // host_threads))
+        vCPUs overcommit the host_threads qemu runs them on and by the
+        host's load (runnable tasks a host CPU, at least 1) that shares
+        those, so that each thread may have had window's worth of a host
+        CPU.  Without the load, beside two busy loops and five builds
+        (load 28 on 2 CPUs) a real_lookup and a primitives row ended
+        with a thread at 0."""
+        return window * max(1, -(-self.cpus // host_threads)) * max(1.0, load)
 
     @property
     def profile_counts(self):
@@ -199,8 +203,9 @@ def parse_args(argv):
     if a.tcg_threads == "auto":
         a.tcg_threads = Machine(a.cpus, a.nodes, a.threads_per_core,
                                 a.mem_per_node).tcg_threads(host_cpus)
-    # the host threads the vCPUs share (Machine.until_counted)
+    # the host threads the vCPUs share, and their load (Machine.until_counted)
     a.host_threads = 1 if a.tcg_threads == "single" else min(a.cpus, host_cpus)
+    a.host_load = os.getloadavg()[0] / host_cpus
     if a.boot_timeout is None:
         a.boot_timeout = max(300, 5 * a.cpus)
     if min(a.duration, a.torture_seconds, a.item_timeout, a.timeout,
@@ -281,7 +286,7 @@ def initramfs(build, machine, args, path):
                     f"TORTURE_SECONDS={args.torture_seconds:g}\n"
                     f"ITEM_TIMEOUT={args.item_timeout:g}\n"
                     f"DURATION={args.duration:g}\nWARMUP={args.duration / 2:g}\n"
-                    f"UNTIL_COUNTED={machine.until_counted(args.host_threads, args.duration):g}\n"
+                    f"UNTIL_COUNTED={machine.until_counted(args.host_threads, args.duration, args.host_load):g}\n"
                     f"RUNS='{' '.join(r for i in args.items for r in i.runs)}'\n")
         files = subprocess.run(["find", "."], cwd=tree, stdout=subprocess.PIPE,
                                check=True).stdout

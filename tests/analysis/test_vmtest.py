@@ -199,10 +199,15 @@ class MachineTest(unittest.TestCase):
 
     def test_a_window_may_go_on_for_what_the_vcpus_overcommit_the_host(self):
         m = vmtest.Machine(cpus=64, nodes=8, threads_per_core=2, mem_per_node=512)
-        self.assertEqual(m.until_counted(1, 0.4), 0.4 * 64)	# single-threaded TCG
-        self.assertEqual(m.until_counted(2, 0.4), 0.4 * 32)	# multi, 2 host CPUs
+        self.assertEqual(m.until_counted(1, 0.4, 0.5), 0.4 * 64)	# single-threaded TCG
+        self.assertEqual(m.until_counted(2, 0.4, 0), 0.4 * 32)	# multi, 2 host CPUs
         m = vmtest.Machine(cpus=4, nodes=2, threads_per_core=2, mem_per_node=512)
-        self.assertEqual(m.until_counted(4, 0.4), 0.4)
+        self.assertEqual(m.until_counted(4, 0.4, 1), 0.4)
+        # a loaded host: 14 runnable tasks a CPU share the vCPUs' threads
+        self.assertAlmostEqual(m.until_counted(2, 0.1, 14), 0.1 * 2 * 14)
+        with mock.patch.object(vmtest.os, "getloadavg", return_value=(28, 0, 0)), \
+                mock.patch.object(vmtest.os, "sched_getaffinity", return_value={0, 1}):
+            self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2"]).host_load, 14)
         self.assertEqual(vmtest.parse_args([]).host_threads, 1)
         self.assertEqual(vmtest.parse_args(["--cpus=4", "--nodes=2",
                                             "--tcg-threads=multi"]).host_threads,
