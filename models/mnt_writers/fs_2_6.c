@@ -13,8 +13,10 @@ struct super_block sb_2_6;
 
 static spinlock_t dcache_lock = __SPIN_LOCK_UNLOCKED;
 
-static spinlock_t files_lock ____cacheline_aligned_in_smp =
-	__SPIN_LOCK_UNLOCKED;
+static union spinlock_line files_lock_line = {
+	.lock = __SPIN_LOCK_UNLOCKED,
+};
+#define files_lock (files_lock_line.lock)
 
 #define file_list_lock() spin_lock(&files_lock);
 #define file_list_unlock() spin_unlock(&files_lock);

@@ -25,6 +25,17 @@
 
 struct vfsmount;
 
+/*
+ * __cacheline_aligned_in_smp DEFINE_SPINLOCK(), as 2.6.22 defines
+ * files_lock and vfsmount_lock: the kernel's section of line-aligned
+ * objects gives each its line to itself; a union pads ours, so nothing
+ * the linker puts after it shares the line.
+ */
+union spinlock_line {
+	spinlock_t lock;
+	char line[SMP_CACHE_BYTES];
+} ____cacheline_aligned_in_smp;
+
 /* include/linux/fs.h's: a directory's, as far as its i_mutex goes */
 struct inode {
 	struct mutex i_mutex;

@@ -14,7 +14,9 @@
 #include "namei_2_6.h"
 #include "vfsmount_2_6.h"
 
-spinlock_t vfsmount_lock = __SPIN_LOCK_UNLOCKED;
+union spinlock_line vfsmount_lock_line = {
+	.lock = __SPIN_LOCK_UNLOCKED,
+};
 struct list_head mount_hashtable = LIST_HEAD_INIT(mount_hashtable);
 bool mnt_cache_page_per_object;
 unsigned long mnt_underflows_coalesced;

@@ -60,7 +60,8 @@ struct vfsmount_2_6 {
 };
 
 /* fs/namespace.c: for mnt_flags, the last reference and the mount hash. */
-extern spinlock_t vfsmount_lock;
+extern union spinlock_line vfsmount_lock_line;
+#define vfsmount_lock (vfsmount_lock_line.lock)
 
 /* The mounts lookup_mnt() finds, by mnt_hash: one bucket here. */
 extern struct list_head mount_hashtable;
