@@ -20,7 +20,11 @@
  * vfs_create() never runs; i_mutex is lib/kernel's struct mutex (2.6.32's,
  * which spins while its owner runs, where 2.6.22's slept at once: less
  * waiting than 2.6.22 had); the i_mutex hold is the lookup's own lines
- * and code, none of the path work (the least it can cost).
+ * and code, none of the path work (the least it can cost); an absolute
+ * path walks one directory before the files' (or their parent's), the
+ * depth not being known; with two mounts and no crossing, each mount's
+ * walk starts on it, as openat() on a directory of it would (the same
+ * references), where one process has one cwd and one root.
  */
 #ifndef KSCALE_MNT_WRITERS_NAMEI_2_6_H
 #define KSCALE_MNT_WRITERS_NAMEI_2_6_H
