@@ -9,6 +9,9 @@
  * (models/mnt_writers/open_2_6.h; --shared-path=0 leaves the 2.6.2x
  * path's shared lines out; with --write-update-time, 2.6.26's
  * file_update_time() takes and drops write access on every write).
+ * The 2.6.2x designs walk 2.6.22's path (namei_2_6.h) to a file named as
+ * --o-creat, --dir-per-thread, --abs-path and --cross-mount say:
+ * openbench's flags, which the seed does not give.
  * `upstream` is today's path, which has none of the 2.6.2x extras.
  * `real` makes the real syscalls on tmpfs files.  With --migrate each
  * close runs on the next CPU of the placement (the thread really moves),
@@ -43,6 +46,7 @@ struct openbench {
 	struct mnt_writers_path path;		/* .ops NULL on a host row */
 	const struct openbench_kind *kind;
 	struct vfsmount *mnt[MAX_MOUNTS];
+	struct tree_2_6 *tree;			/* the 2.6.2x path's names */
 	int mounts;
 	bool migrate;
 	unsigned long underflows;	/* coalesced before the run */
@@ -50,6 +54,8 @@ struct openbench {
 
 struct openbench_thread {
 	struct file file[MAX_MOUNTS];
+	struct walk_2_6 walk[MAX_MOUNTS];
+	struct thread_tree_2_6 own[MAX_MOUNTS];
 	char path[MAX_MOUNTS][320];
 	int fd;
 	int partner_cpu;		/* where --migrate closes */
@@ -70,7 +76,7 @@ static int model_open_write(struct kscale_thread *t, int m)
 {
 	struct openbench_thread *ot = t->priv;
 	struct openbench *ob = t->run->priv;
-	int ret = __dentry_open(&ob->path, &ot->file[m]);
+	int ret = __dentry_open(&ob->path, &ot->walk[m], &ot->file[m]);
 
 	if (unlikely(ret))
 		return kscale_fail(t->run, "mnt_want_write: %s", strerror(-ret));
@@ -147,6 +153,7 @@ static int openbench_setup(struct kscale_run *run)
 {
 	const struct kscale_variant *v = kscale_row(run);
 	struct openbench *ob = calloc(1, sizeof(*ob));
+	struct names_2_6 names;
 	int i;
 
 	run->priv = ob;
@@ -161,9 +168,17 @@ static int openbench_setup(struct kscale_run *run)
 			      kscale_knob_ns(run, "path_work_ns",
 					     path_work_auto_ns),
 			      kscale_knob_long(run, "shared_path"),
-			      kscale_knob_long(run, "write_update_time"));
+			      kscale_knob_long(run, "write_update_time"),
+			      kscale_knob_long(run, "o_creat"));
 	for (i = 0; i < ob->mounts; i++)
 		ob->mnt[i] = ob->path.ops->alloc_vfsmnt("kscale");
+	if (ob->path.path_2_6) {
+		names.abs_path = kscale_knob_long(run, "abs_path");
+		names.dir_per_thread = kscale_knob_long(run, "dir_per_thread");
+		names.cross_mount = kscale_knob_long(run, "cross_mount");
+		ob->tree = mnt_cache_zalloc(sizeof(*ob->tree));
+		tree_2_6_init(ob->tree, &names, ob->mnt, ob->mounts);
+	}
 	ob->underflows = READ_ONCE(mnt_underflows_coalesced);
 	return 0;
 }
@@ -187,6 +202,8 @@ static int openbench_thread_init(struct kscale_thread *t)
 	ot->partner_cpu = kscale_partner_cpu(t);
 	for (i = 0; i < ob->mounts; i++) {
 		file_init(&ot->file[i], ob->mnt[i]);
+		if (ob->tree)
+			walk_2_6_init(&ot->walk[i], ob->tree, i, &ot->own[i]);
 		snprintf(ot->path[i], sizeof(ot->path[i]), "%s/file.%d",
 			 real_dirs.path[i % real_dirs.nr], t->id);
 	}
@@ -196,19 +213,28 @@ static int openbench_thread_init(struct kscale_thread *t)
 /*
  * Every open was closed: each mount's writer count must be exactly zero,
  * or, for a design with a posted bug that moves counts between mounts,
- * their sum (the counts it moved: writers_misattributed).
+ * their sum (the counts it moved: writers_misattributed); and every
+ * reference the walks took on the tree's dentries and root mount was
+ * dropped.
  */
 static int openbench_teardown(struct kscale_run *run)
 {
 	struct openbench *ob = run->priv;
 	const struct mnt_writers_ops *ops = ob->path.ops;
-	long writers, sum = 0, moved = 0;
+	long writers, sum = 0, moved = 0, refs;
 	int i;
 
 	if (ops)
 		kscale_set_counter(run, "underflows_coalesced",
 				   READ_ONCE(mnt_underflows_coalesced) -
 				   ob->underflows);
+	if (ob->tree) {
+		refs = tree_2_6_exit(ob->tree);
+		if (refs)
+			kscale_fail(run, "%ld references the walks took on the "
+				    "tree left taken or dropped twice", refs);
+		free(ob->tree);
+	}
 	for (i = 0; ops && i < ob->mounts; i++) {
 		writers = ops->mnt_writers(ob->mnt[i]);
 		sum += writers;
@@ -303,6 +329,16 @@ static const struct kscale_knob knobs[] = {
 	{ "write_update_time", "0", "1: 2.6.26's file_update_time() takes "
 	  "and drops write access on every write (0: the seed's 2.6.22 "
 	  "tmpfs set the times without)", kscale_check_bool },
+	{ "o_creat", "0", "1: open with O_CREAT (the file exists): "
+	  "open_namei() looks it up under its directory's i_mutex",
+	  kscale_check_bool },
+	{ "dir_per_thread", "0", "1: each thread's files in a directory of "
+	  "its own (0: every file in one)", kscale_check_bool },
+	{ "abs_path", "0", "1: absolute paths, walked from / through one "
+	  "more directory (0: relative to the cwd)", kscale_check_bool },
+	{ "cross_mount", "0", "1: the walk crosses the file's mount point "
+	  "from the root mount, lookup_mnt() under vfsmount_lock",
+	  kscale_check_bool },
 };
 
 KSCALE_PRIMARY_METRIC("ops_per_sec");

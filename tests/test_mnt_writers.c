@@ -29,6 +29,7 @@
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../models/mnt_writers/mnt_writers.h"
+#include "../lib/kernel/lockstat.h"
 #include "../models/mnt_writers/open_2_6.h"
 /* after open_2_6.h: its mntget() and mntput() macros are not the ops' */
 #include "../models/mnt_writers/vfsmount_2_6.h"
@@ -357,28 +358,75 @@ static int mnt_refs(const struct mnt_writers_ops *ops, struct vfsmount *mnt)
 	return atomic_read(&((struct vfsmount_2_6 *)mnt)->mnt_count);
 }
 
+/* The names openbench's paths may take (namei_2_6.h), as a number 0..7. */
+static struct names_2_6 names_of(int n)
+{
+	return (struct names_2_6){ .abs_path = n & 1,
+				   .dir_per_thread = n & 2,
+				   .cross_mount = n & 4 };
+}
+
+/* Every dentry of a thread's walk, and their references, in order. */
+static int walk_dentries(const struct walk_2_6 *w, struct dentry **d)
+{
+	int i, nr = 0;
+
+	d[nr++] = w->start;
+	for (i = 0; i < w->nr_dirs; i++)
+		d[nr++] = w->dir[i];
+	d[nr++] = w->file;
+	return nr;
+}
+
 /*
  * The benchmark's open, write and close (open_2_6.h), in each form the
- * knobs give it: the open holds write access and a reference to the
- * mount, and the file on s_files, until the close drops them all; on a
- * read-only mount the open fails -EROFS and keeps nothing.
+ * knobs give it: the open holds write access, a reference to the mount
+ * and to the file's dentry (and nothing else the walk passed), and the
+ * file on s_files, until the close drops them all; on a read-only mount
+ * the open fails -EROFS and keeps nothing.  The walk's references
+ * balance: every dentry and mount it passed is back where it was.
  */
 static void test_open_write_close_leaves_no_writer(void **state)
 {
 	const struct mnt_writers_ops *ops;
 	struct mnt_writers_path p;
+	struct tree_2_6 *tree = mnt_cache_zalloc(sizeof(*tree));
+	struct thread_tree_2_6 *own = mnt_cache_zalloc(sizeof(*own));
+	struct walk_2_6 w = { 0 };
+	struct names_2_6 names;
+	struct dentry *d[WALK_MAX_DIRS + 2];
+	int count[WALK_MAX_DIRS + 2];
 	struct vfsmount *mnt;
 	struct file f;
-	int i, form, refs;
+	int i, j, nr, form, refs;
 
 	for_each_variant(ops, i, &mnt_writers_variants) {
-		for (form = 0; form < 4; form++) {
+		for (form = 0; form < 64; form++) {
+			if (form >= 8 && !ops->era_2_6)
+				break;
 			kscale_set_cpu(0);
-			mnt_writers_path_init(&p, ops, 0, form & 1, form & 2);
+			mnt_writers_path_init(&p, ops, 0, form & 1, form & 2,
+					      form & 4);
 			mnt = ops->alloc_vfsmnt("path");
+			names = names_of(form >> 3);
+			nr = 0;
+			if (p.path_2_6) {
+				tree_2_6_init(tree, &names, &mnt, 1);
+				walk_2_6_init(&w, tree, 0, own);
+				nr = walk_dentries(&w, d);
+				assert_int_equal(w.nr_dirs,
+						 names.dir_per_thread +
+						 (names.abs_path ||
+						  names.cross_mount) -
+						 (!names.abs_path &&
+						  !names.cross_mount &&
+						  names.dir_per_thread));
+			}
 			refs = mnt_refs(ops, mnt);
+			for (j = 0; j < nr; j++)
+				count[j] = atomic_read(&d[j]->d_count);
 			file_init(&f, mnt);
-			assert_int_equal(__dentry_open(&p, &f), 0);
+			assert_int_equal(__dentry_open(&p, &w, &f), 0);
 			vfs_write(&p, &f, "abc", 3);
 			assert_memory_equal(f.data, "abc", 3);
 			assert_int_equal(ops->mnt_writers(mnt),
@@ -390,19 +438,213 @@ static void test_open_write_close_leaves_no_writer(void **state)
 					 !p.path_2_6);
 			if (ops->era_2_6)
 				assert_int_equal(mnt_refs(ops, mnt), refs + 1);
+			for (j = 0; j < nr; j++)
+				assert_int_equal(atomic_read(&d[j]->d_count),
+						 count[j] + (d[j] == w.file));
+			assert_ptr_equal(f.f_dentry, p.path_2_6 ? w.file :
+					 NULL);
 			__fput(&p, &f);
 			assert_int_equal(ops->mnt_writers(mnt), 0);
 			assert_true(list_empty(&f.f_u.fu_list));
 			assert_int_equal(mnt_refs(ops, mnt), refs);
+			for (j = 0; j < nr; j++)
+				assert_int_equal(atomic_read(&d[j]->d_count),
+						 count[j]);
 			assert_int_equal(ops->mnt_make_readonly(mnt), 0);
-			assert_int_equal(__dentry_open(&p, &f), -EROFS);
+			assert_int_equal(__dentry_open(&p, &w, &f), -EROFS);
 			assert_int_equal(ops->mnt_writers(mnt), 0);
 			assert_true(list_empty(&f.f_u.fu_list));
 			assert_int_equal(mnt_refs(ops, mnt), refs);
+			for (j = 0; j < nr; j++)
+				assert_int_equal(atomic_read(&d[j]->d_count),
+						 count[j]);
 			ops->mnt_make_readwrite(mnt);
+			if (p.path_2_6)
+				assert_int_equal(tree_2_6_exit(tree), 0);
 			ops->free_vfsmnt(mnt);
 		}
 	}
+	free(own);
+	free(tree);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * 2.6.22's walk, reference by reference, on the lines other openers
+ * share: link_path_walk() takes a second reference on its start (mount
+ * and dentry) and drops it; crossing a mount point takes vfsmount_lock
+ * once and leaves the root mount as it was.  Counted with lockstat.
+ */
+static void test_walk_takes_its_references_twice(void **state)
+{
+	const struct mnt_writers_ops *ops = &mnt_writers_none;
+	struct tree_2_6 *tree = mnt_cache_zalloc(sizeof(*tree));
+	struct thread_tree_2_6 *own = mnt_cache_zalloc(sizeof(*own));
+	struct mnt_writers_path p;
+	struct walk_2_6 w;
+	struct names_2_6 names;
+	struct lockstat_acc acc[LOCKSTAT_MAX_CLASSES];
+	struct vfsmount *mnt;
+	struct file f;
+	int form, c;
+	/* visits an open and close make, per class: see namei_2_6.h */
+	struct {
+		const char *class;
+		int visits[8];	/* names_of(n) */
+	} want[] = {
+		/* relative: the cwd's mount; absolute: the mount as "/" */
+		{ "vfsmount",	   { 4, 4, 4, 4, 2, 2, 2, 2 } },
+		/* across: the root mount, taken twice and dropped twice */
+		{ "rootmnt",	   { 0, 0, 0, 0, 4, 4, 4, 4 } },
+		{ "vfsmount_lock", { 0, 0, 0, 0, 1, 1, 1, 1 } },
+		/*
+		 * shared dentries: the start 4 (do_path_lookup's, the save),
+		 * a directory 2 (__d_lookup, path_to_nameidata), a mount
+		 * point 2, and the mount's root after it 2 (dget, dput)
+		 */
+		{ "dentry",	   { 4, 6, 0, 6, 8, 8, 8, 8 } },
+		{ "i_mutex",	   { 0, 0, 0, 0, 0, 0, 0, 0 } },
+	};
+
+	lockstat_enable(true);
+	for (form = 0; form < 8; form++) {
+		lockstat_reset();
+		kscale_set_cpu(0);
+		mnt_writers_path_init(&p, ops, 0, true, false, false);
+		mnt = ops->alloc_vfsmnt("walk");
+		names = names_of(form);
+		tree_2_6_init(tree, &names, &mnt, 1);
+		walk_2_6_init(&w, tree, 0, own);
+		assert_int_equal(lockstat_threads_init(1), 0);
+		lockstat_thread_attach(0);
+		file_init(&f, mnt);
+		assert_int_equal(__dentry_open(&p, &w, &f), 0);
+		__fput(&p, &f);
+		lockstat_sum(acc);
+		lockstat_thread_detach();
+		for (c = 0; c < lockstat_nr_classes(); c++) {
+			const char *name = lockstat_class(c)->name;
+			size_t k;
+
+			for (k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+				if (!strcmp(want[k].class, name))
+					break;
+			if (k == sizeof(want) / sizeof(want[0]))
+				continue;
+			if ((int)acc[c].visits != want[k].visits[form])
+				fail_msg("form %d: %s %d visits, want %d",
+					 form, name, (int)acc[c].visits,
+					 want[k].visits[form]);
+		}
+		assert_int_equal(tree_2_6_exit(tree), 0);
+		ops->free_vfsmnt(mnt);
+	}
+	lockstat_enable(false);
+	lockstat_reset();
+	free(own);
+	free(tree);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+struct create_check {
+	struct mnt_writers_path p;
+	struct walk_2_6 w;
+	struct file f;
+	struct dentry *parent;
+	int held;		/* the checker holds the file's d_lock */
+	int done;		/* the open returned */
+	int locked_at_lookup;	/* i_mutex held when the lookup came */
+	int lookups;		/* the lookup waited on d_lock */
+};
+
+/* A ticket lock with a waiter behind its holder. */
+static bool ticket_contended(spinlock_t *lock)
+{
+	uint32_t v = READ_ONCE(lock->head_tail);
+
+	return (uint16_t)((v >> TICKET_SHIFT) - (uint16_t)v) >= 2;
+}
+
+static void create_check_task(struct test_thread *t)
+{
+	struct create_check *c = t->arg;
+	struct dentry *file = c->w.file;
+
+	if (t->id == 0) {
+		while (!__atomic_load_n(&c->held, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		if (__dentry_open(&c->p, &c->w, &c->f) == 0)
+			__fput(&c->p, &c->f);
+		__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	spin_lock(&file->d_lock);
+	__atomic_store_n(&c->held, 1, __ATOMIC_RELEASE);
+	while (!ticket_contended(&file->d_lock) &&
+	       !__atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	if (ticket_contended(&file->d_lock)) {
+		c->lookups++;
+		c->locked_at_lookup =
+			atomic_read(&c->parent->d_inode->i_mutex.count) != 1;
+	}
+	spin_unlock(&file->d_lock);
+}
+
+/*
+ * An O_CREAT open looks its file up (__d_lookup(), under the file's
+ * d_lock) while it holds the parent's i_mutex, the file existing: the
+ * checker holds the d_lock until the opener waits on it, and looks at
+ * the mutex then.  Without O_CREAT no i_mutex is taken.
+ */
+static void test_creat_looks_up_under_parent_i_mutex(void **state)
+{
+	const struct mnt_writers_ops *ops = &mnt_writers_percpu;
+	struct tree_2_6 *tree = mnt_cache_zalloc(sizeof(*tree));
+	struct thread_tree_2_6 *own = mnt_cache_zalloc(sizeof(*own));
+	struct create_check *c = mnt_cache_zalloc(sizeof(*c));
+	struct vfsmount *mnt;
+	struct names_2_6 names;
+	enum spin_lock_kind kind;
+	int form, creat;
+
+	if (test_task_cpus() < 2) {
+		skip();
+		return;
+	}
+	kind = spin_lock_init_kind;
+	spin_lock_init_kind = SPIN_TICKET;
+	for (form = 0; form < 16; form++) {
+		creat = form & 1;
+		memset(c, 0, sizeof(*c));
+		kscale_set_cpu(0);
+		mnt_writers_path_init(&c->p, ops, 0, true, false, creat);
+		mnt = ops->alloc_vfsmnt("creat");
+		names = names_of(form >> 1);
+		tree_2_6_init(tree, &names, &mnt, 1);
+		walk_2_6_init(&c->w, tree, 0, own);
+		/* the file's directory: a mount point's is the mount's root */
+		c->parent = c->w.nr_dirs ? c->w.dir[c->w.nr_dirs - 1] :
+			    c->w.start;
+		if (c->parent->d_mounted)
+			c->parent = ((struct vfsmount_2_6 *)mnt)->mnt_root;
+		file_init(&c->f, mnt);
+		test_race_tasks(2, 2, create_check_task, c);
+		assert_int_equal(c->lookups, 1);
+		if (c->locked_at_lookup != creat)
+			fail_msg("form %d: the file looked up with its "
+				 "parent's i_mutex %s", form,
+				 creat ? "free" : "held");
+		assert_int_equal(
+			atomic_read(&c->parent->d_inode->i_mutex.count), 1);
+		assert_int_equal(tree_2_6_exit(tree), 0);
+		assert_int_equal(ops->mnt_writers(mnt), 0);
+		ops->free_vfsmnt(mnt);
+	}
+	spin_lock_init_kind = kind;
+	free(c);
+	free(own);
+	free(tree);
 	assert_int_equal(kscale_warnings(), 0);
 }
 
@@ -607,6 +849,8 @@ int main(void)
 		cmocka_unit_test(test_posted_drop_decrements_the_cached_mount),
 		cmocka_unit_test(test_atomic_counts_mounts_with_writers),
 		cmocka_unit_test(test_open_write_close_leaves_no_writer),
+		cmocka_unit_test(test_walk_takes_its_references_twice),
+		cmocka_unit_test(test_creat_looks_up_under_parent_i_mutex),
 		cmocka_unit_test(test_make_readonly_races_writers),
 		cmocka_unit_test(test_failed_remount_never_refuses_writers),
 		cmocka_unit_test(test_real_bind_mount_rules),

@@ -102,6 +102,7 @@ static uint64_t probe(int cpu, uint64_t at, const void *line, int kind)
 static void test_coherence_costs(void **state)
 {
 	static int a __attribute__((aligned(64))), b __attribute__((aligned(64)));
+	static int untouched __attribute__((aligned(64)));
 
 	start(1);
 	/* a line nobody holds: memory at its home (first touch: node 0) */
@@ -121,6 +122,10 @@ static void test_coherence_costs(void **state)
 	/* a line homed on node 1 by its allocation, read from node 0 */
 	sim_set_home(&b, sizeof(b), 1);
 	assert_int_equal(probe(0, 11000, &b, SIM_READ), 300);
+	/* each access above that moved or filled its line, not the hits */
+	assert_int_equal(sim_line_misses(&a), 8);
+	assert_int_equal(sim_line_misses(&b), 1);
+	assert_int_equal(sim_line_misses(&untouched), 0);
 	sim_exit();
 }
 

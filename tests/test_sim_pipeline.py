@@ -10,6 +10,7 @@ spinlock on the
 dangerous" (scripts/kscale_analysis/ticket_markov.py) until it collapses.
 A run that ends in a lost wake-up fails with one line, not a crash, and
 kscale sim-sensitivity moves each estimated figure and nothing else.
+--profile counts each lock class's line transfers per operation.
 
 usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
 """
@@ -28,6 +29,7 @@ from scripts.kscale_analysis.predict.machine import (  # noqa: E402
     SIM_FIGURES, machine_values)
 
 PRIMITIVES = os.path.join(BUILD, 'bench', 'primitives')
+MNT_WRITERS = os.path.join(BUILD, 'bench', 'mnt_writers')
 MACHINES = os.path.join(ROOT, 'configs', 'machines')
 
 # A machine of round numbers, every figure "sourced" for the parser.
@@ -193,6 +195,29 @@ class Runs(unittest.TestCase):
                 self.assertAlmostEqual(mean * b['threads'] /
                                        b['ops_per_sec'], 1, delta=1e-9)
                 self.assertAlmostEqual(lo / hi, b['fairness'], delta=1e-9)
+
+
+class Transfers(unittest.TestCase):
+    def test_each_class_lines_misses_per_op(self):
+        """--profile under --sim: res_<class>_transfers, the simulator's
+        misses of each class's lines per operation: none at one CPU, where
+        every line stays in its cache after the warm-up; at four CPUs
+        files_lock's line and the mount's move between them."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 't.json')
+            p = subprocess.run(
+                [MNT_WRITERS, f'--sim={machine_file(d)}', '--variants=atomic',
+                 '--cpus=1,4', '--profile', '--duration=0.002',
+                 '--warmup=0.001', f'--benchmark_out={out}'],
+                capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            rows = {b['threads']: b for b in results(out)['benchmarks']}
+            moved = {k: v for k, v in rows[1].items()
+                     if k.endswith('_transfers')}
+            self.assertIn('res_files_lock_transfers', moved)
+            self.assertEqual(set(moved.values()), {0}, moved)
+            for c in ('files_lock', 'vfsmount'):
+                self.assertGreater(rows[4][f'res_{c}_transfers'], 0, c)
 
 
 class LostWakeup(unittest.TestCase):

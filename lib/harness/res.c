@@ -85,3 +85,13 @@ void res_counters(struct kscale_run *run, double ops,
 			ns_per_visit(b[i].read_wait - a[i].read_wait, reads));
 	}
 }
+
+void res_transfers(struct kscale_run *run, double ops, const uint64_t *t0,
+		   const uint64_t *t1)
+{
+	int i;
+
+	for (i = 0; i < lockstat_nr_classes(); i++)
+		set_res(run, lockstat_class(i), "transfers",
+			ops ? (t1[i] - t0[i]) / ops : 0);
+}

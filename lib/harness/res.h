@@ -23,4 +23,11 @@ struct res_snapshot {
 void res_counters(struct kscale_run *run, double ops,
 		  const struct res_snapshot *r0, const struct res_snapshot *r1);
 
+/*
+ * Simulated runs: res_<class>_transfers, the misses of each class's
+ * lines (lockstat_class_lines_sum()) per op, t1 less t0 over ops.
+ */
+void res_transfers(struct kscale_run *run, double ops, const uint64_t *t0,
+		   const uint64_t *t1);
+
 #endif

@@ -547,3 +547,14 @@ void lockstat_instances_seen(unsigned long *seen)
 					    __builtin_ctzl(bits)]]++;
 	}
 }
+
+uint64_t lockstat_class_lines_sum(int c, uint64_t (*fn)(const void *line))
+{
+	uint64_t sum = 0;
+	unsigned long i;
+
+	for (i = 0; by_line.slot && i <= by_line.mask; i++)
+		if (by_line.slot[i].key && (int)by_line.slot[i].class == c)
+			sum += fn((const void *)by_line.slot[i].key);
+	return sum;
+}

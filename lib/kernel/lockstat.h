@@ -47,6 +47,8 @@
  *	res_NAME_read_visits	rwsems only: read holds per operation,
  *	res_NAME_read_hold_ns	their mean ns held
  *	res_NAME_read_wait_ns	and their mean wait
+ *	res_NAME_transfers	simulated runs only: misses of its lines
+ *				(lockstat_class_lines_sum()) per operation
  *
  * and lockstat_ns_per_op, what the hooks themselves took of an operation
  * (lockstat_sum()); their own cycles are left out of every hold and wait.
@@ -237,5 +239,11 @@ const struct lockstat_class *lockstat_class(int c);
 uint64_t lockstat_sum(struct lockstat_acc *sum);
 /* Distinct instances visited while the window was open, per class. */
 void lockstat_instances_seen(unsigned long *seen);
+/*
+ * fn() of each line class c registered an instance on, summed: what a
+ * caller knows of lines that lockstat does not (the simulator's
+ * transfers of them, lib/harness/sim/window.c).
+ */
+uint64_t lockstat_class_lines_sum(int c, uint64_t (*fn)(const void *line));
 
 #endif

@@ -44,6 +44,7 @@ struct sim_line {
 	uintptr_t tag;			/* line number + 1; 0: a free slot */
 	uint64_t busy_until;		/* its last transfer ends */
 	uint64_t version;		/* writes to it */
+	uint64_t misses;		/* accesses that moved or filled it */
 	int owner;			/* holds it Modified; -1: none */
 	int home;			/* node of its memory */
 	int nr_sharers;
@@ -662,6 +663,7 @@ static void coherence(struct sim_cpu *c, struct sim_line *l, int kind)
 				   start + (uint64_t)(x * PS / 2));
 		x += (double)(start - c->clock) / PS;
 		sim.stats.misses++;
+		l->misses++;
 		if (kind == SIM_READ) {
 			if (l->owner >= 0)
 				sharer_set(l, l->owner);
@@ -700,6 +702,23 @@ static void note_read(struct sim_cpu *c, struct sim_line *l)
 	}
 	c->reads[i] = l;
 	c->read_version[i] = l->version;
+}
+
+uint64_t sim_line_misses(const void *p)
+{
+	uintptr_t tag = ((uintptr_t)p >> sim.line_shift) + 1;
+	const struct sim_line *l;
+	size_t h, mask;
+
+	if (!sim.table_bits)
+		return 0;
+	mask = ((size_t)1 << sim.table_bits) - 1;
+	for (h = line_hash(tag); sim.table[h]; h = (h + 1) & mask) {
+		l = line_at(sim.table[h] - 1);
+		if (l->tag == tag)
+			return l->misses;
+	}
+	return 0;
 }
 
 void sim_access(const volatile void *p, size_t size, int kind)

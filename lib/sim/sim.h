@@ -61,6 +61,11 @@ void sim_access(const volatile void *p, size_t size, int kind);
 /* A write from the host (a stop flag): spinners on its line look again. */
 void sim_host_write(const volatile void *p);
 /*
+ * Misses of the line holding p since sim_init() (accesses that moved it
+ * from another CPU or filled it from memory): 0 for a line not touched.
+ */
+uint64_t sim_line_misses(const void *p);
+/*
  * The lines of [p, p + len) are homed on node, from now until sim_exit()
  * (else on their first toucher's).  Only the tests call it so far.
  */

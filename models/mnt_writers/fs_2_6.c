@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * 2.6.26's fs/file_table.c file_move()/file_kill() and the cwd's
- * reference in fs/namei.c's path walk: see fs_2_6.h.  dput() is
- * fs/dcache.c's fast path: the cwd's count never reaches 0 here.
+ * 2.6.22's fs/file_table.c file_move()/file_kill() and fs/dcache.c's
+ * references, for the path walk of namei_2_6.h: see fs_2_6.h.  dput() is
+ * the fast path: no dentry the walk passes reaches 0 here, as its parent
+ * (or the tree's set-up) holds it.
  */
 #include "../../lib/kernel/lockstat.h"
 #include "fs_2_6.h"
+#include "vfsmount_2_6.h"
 
 struct super_block sb_2_6;
 
-/* include/linux/dcache.h: d_count first, on the line dget()/dput() write */
-static struct dentry {
-	atomic_t d_count;
-	unsigned int d_flags;
-	spinlock_t d_lock;
-} ____cacheline_aligned_in_smp pwd;
-
 static spinlock_t dcache_lock = __SPIN_LOCK_UNLOCKED;
 
-static spinlock_t files_lock ____cacheline_aligned_in_smp =
-	__SPIN_LOCK_UNLOCKED;
+static union spinlock_line files_lock_line = {
+	.lock = __SPIN_LOCK_UNLOCKED,
+};
+#define files_lock (files_lock_line.lock)
 
 #define file_list_lock() spin_lock(&files_lock);
 #define file_list_unlock() spin_unlock(&files_lock);
@@ -27,37 +24,63 @@ static spinlock_t files_lock ____cacheline_aligned_in_smp =
 void fs_2_6_init(void)
 {
 	INIT_LIST_HEAD(&sb_2_6.s_files);
-	atomic_set(&pwd.d_count, 1);
 	/* 2.6.22's byte lock or 2.6.26's ticket lock: the variant's */
-	spin_lock_init(&pwd.d_lock);
 	spin_lock_init(&dcache_lock);
 	spin_lock_init(&files_lock);
+	spin_lock_init(&vfsmount_lock);
 	lockstat_register(&files_lock, "files_lock", 1, LOCKSTAT_SPIN);
 	/* the list's head, and the neighbour list_move() links to */
 	lockstat_register(&sb_2_6.s_files, "s_files", 2, LOCKSTAT_LINE);
-	lockstat_register(&pwd.d_count, "dentry", 1, LOCKSTAT_LINE);
+	/* lookup_mnt() takes it where a walk crosses a mount */
+	lockstat_register(&vfsmount_lock, "vfsmount_lock", 1, LOCKSTAT_SPIN);
 }
 
 void file_init(struct file *f, struct vfsmount *mnt)
 {
 	INIT_LIST_HEAD(&f->f_u.fu_list);
+	f->f_dentry = NULL;
 	f->f_vfsmnt = mnt;
 }
 
-void dget_pwd(void)
+void d_init(struct dentry *dentry, struct inode *inode, bool shared)
 {
-	lockstat_visit(&pwd.d_count);
-	atomic_inc(&pwd.d_count);
+	atomic_set(&dentry->d_count, 1);
+	spin_lock_init(&dentry->d_lock);
+	dentry->d_mounted = 0;
+	dentry->d_inode = inode;
+	if (inode)
+		mutex_init(&inode->i_mutex);
+	if (!shared)
+		return;
+	lockstat_register(&dentry->d_count, "dentry", 1, LOCKSTAT_LINE);
+	if (inode)
+		lockstat_register(&inode->i_mutex, "i_mutex", 1,
+				  LOCKSTAT_MUTEX);
 }
 
-void dput_pwd(void)
+void dget_2_6(struct dentry *dentry)
 {
-	lockstat_visit(&pwd.d_count);
-	if (!atomic_dec_and_lock(&pwd.d_count, &dcache_lock))
+	lockstat_visit(&dentry->d_count);
+	atomic_inc(&dentry->d_count);
+}
+
+void dput_2_6(struct dentry *dentry)
+{
+	lockstat_visit(&dentry->d_count);
+	if (!atomic_dec_and_lock(&dentry->d_count, &dcache_lock))
 		return;
-	/* the last reference: the cwd is pinned by fs_2_6_init()'s */
+	/* the last reference: every dentry here is pinned by its set-up */
 	spin_unlock(&dcache_lock);
 	WARN_ON(1);
+}
+
+/* The reference __d_lookup() takes on the dentry it found, under d_lock. */
+void __d_lookup_2_6(struct dentry *dentry)
+{
+	spin_lock(&dentry->d_lock);
+	lockstat_visit(&dentry->d_count);
+	atomic_inc(&dentry->d_count);
+	spin_unlock(&dentry->d_lock);
 }
 
 void file_move(struct file *file, struct list_head *list)

@@ -6,20 +6,22 @@
  * file_update_time(), and fs/file_table.c's __fput().  The rest of the
  * syscalls is p->path_ns of uncontended busy work, spread as below:
  *
- *  - a quarter of it, then the path walk takes the mount (mntget) and,
- *    in the 2.6.2x designs, the cwd dentry, does another quarter and
- *    drops the cwd;
+ *  - a quarter of it, then the path walk: in the 2.6.2x designs
+ *    2.6.22's open_namei() (namei_2_6.h), which spends another quarter
+ *    after taking its start's references, and ends holding the file's
+ *    dentry and mount; otherwise (today's, or without the shared lines)
+ *    the mount's reference (mntget) and the quarter;
  *  - __dentry_open()'s __get_file_write_access() takes write access
  *    (mnt_want_write(), "balanced in __fput()"), and its file_move()
  *    puts the file on its superblock's s_files under the global
  *    files_lock;
  *  - the write: with p->update_time, file_update_time() takes and drops
  *    write access around the times;
- *  - __fput(): file_kill(), mnt_drop_write(), mntput(), then the other
- *    half of the work.
+ *  - __fput(): file_kill(), mnt_drop_write(), dput() of the file's
+ *    dentry (2.6.2x), mntput(), then the other half of the work.
  *
  * fs_2_6.h says what is left out; without p->path_2_6 the 2.6.2x path's
- * shared lines (the cwd, files_lock, s_files) are left out too, and
+ * shared lines (the walk, files_lock, s_files) are left out too, and
  * `upstream`, today's path, has none of them.  Inline, unlike the
  * kernel's: the benchmark's loop runs them as it did when they were its
  * own, with no call more than before.
@@ -34,6 +36,7 @@
 #include "../../lib/kernel/delay.h"
 #include "fs_2_6.h"
 #include "mnt_writers.h"
+#include "namei_2_6.h"
 
 /* The path as a run takes it: the design, and what the knobs make of it. */
 struct mnt_writers_path {
@@ -41,21 +44,24 @@ struct mnt_writers_path {
 	unsigned long path_ns;	/* the rest of the syscalls, busy work */
 	bool update_time;	/* file_update_time() takes write access */
 	bool path_2_6;		/* the 2.6.2x path's shared lines */
+	bool creat;		/* opened with O_CREAT */
 };
 
 /*
  * Boot: the path of ops, with path_ns of work, the 2.6.2x shared lines
- * unless !shared_path, and file_update_time()'s write access if
- * update_time; then the design's own set-up.
+ * unless !shared_path, file_update_time()'s write access if update_time
+ * and O_CREAT's if creat; then the design's own set-up.
  */
 static inline void mnt_writers_path_init(struct mnt_writers_path *p,
 					 const struct mnt_writers_ops *ops,
 					 unsigned long path_ns,
-					 bool shared_path, bool update_time)
+					 bool shared_path, bool update_time,
+					 bool creat)
 {
 	p->ops = ops;
 	p->path_ns = path_ns;
 	p->update_time = update_time;
+	p->creat = creat;
 	p->path_2_6 = ops->era_2_6 && shared_path;
 	if (ops->era_2_6)
 		fs_2_6_init();
@@ -63,26 +69,41 @@ static inline void mnt_writers_path_init(struct mnt_writers_path *p,
 		ops->init();
 }
 
-/*
- * do_filp_open() to __dentry_open().  Today's walk takes the mount at its
- * end, but on a per-CPU count: where it stands does not matter.
- */
-static inline int __dentry_open(const struct mnt_writers_path *p,
+/* path_release(): what the walk left the file holding */
+static inline void path_release(const struct mnt_writers_path *p,
 				struct file *f)
 {
+	if (f->f_dentry)
+		dput_2_6(f->f_dentry);
+	f->f_dentry = NULL;
+	p->ops->mntput(f->f_vfsmnt);
+}
+
+/*
+ * do_filp_open() to __dentry_open(), of the file w names (its mount
+ * f->f_vfsmnt).  Today's walk takes the mount at its end, but on a
+ * per-CPU count: where it stands does not matter.
+ */
+static inline int __dentry_open(const struct mnt_writers_path *p,
+				const struct walk_2_6 *w, struct file *f)
+{
 	const struct mnt_writers_ops *ops = p->ops;
+	unsigned long walk_ns = p->path_ns / 2 - p->path_ns / 4;
+	struct nameidata nd;
 	int ret;
 
 	ndelay(p->path_ns / 4);
-	ops->mntget(f->f_vfsmnt);
-	if (p->path_2_6)
-		dget_pwd();
-	ndelay(p->path_ns / 2 - p->path_ns / 4);
-	if (p->path_2_6)
-		dput_pwd();
+	if (p->path_2_6) {
+		open_namei_2_6(w, p->creat, walk_ns, &nd);
+		WARN_ON(nd.mnt != f->f_vfsmnt);
+		f->f_dentry = nd.dentry;
+	} else {
+		ops->mntget(f->f_vfsmnt);
+		ndelay(walk_ns);
+	}
 	ret = ops->mnt_want_write(f->f_vfsmnt);
 	if (ret) {
-		ops->mntput(f->f_vfsmnt);
+		path_release(p, f);
 		return ret;
 	}
 	if (p->path_2_6)
@@ -120,7 +141,7 @@ static inline void __fput(const struct mnt_writers_path *p, struct file *f)
 	if (p->path_2_6)
 		file_kill(f);
 	ops->mnt_drop_write(f->f_vfsmnt);
-	ops->mntput(f->f_vfsmnt);
+	path_release(p, f);
 	ndelay(p->path_ns - p->path_ns / 2);
 }
 

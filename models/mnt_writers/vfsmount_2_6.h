@@ -59,8 +59,12 @@ struct vfsmount_2_6 {
 	VFSMOUNT_2_6_FIELDS;
 };
 
-/* fs/namespace.c: for mnt_flags and the last reference. */
-extern spinlock_t vfsmount_lock;
+/* fs/namespace.c: for mnt_flags, the last reference and the mount hash. */
+extern union spinlock_line vfsmount_lock_line;
+#define vfsmount_lock (vfsmount_lock_line.lock)
+
+/* The mounts lookup_mnt() finds, by mnt_hash: one bucket here. */
+extern struct list_head mount_hashtable;
 
 /* The ops' mntget and mntput for any design of the era. */
 void mntget_2_6(struct vfsmount *mnt);
@@ -69,9 +73,11 @@ void mntput_2_6(struct vfsmount *mnt);
 /*
  * The mount's own reference, as alloc_vfsmnt() sets mnt_count.  For
  * lockstat, mnt_count's line is a shared resource every open and close
- * visits twice (mntget, mntput), one line a visit.
+ * visits (mntget, mntput), one line a visit: class "vfsmount" for the
+ * mounts openbench writes, another for the root mount a walk crosses.
  */
-#define vfsmount_2_6_init(mnt)						\
+#define vfsmount_2_6_init(mnt) __vfsmount_2_6_init(mnt, "vfsmount")
+#define __vfsmount_2_6_init(mnt, class)					\
 	do {								\
 		INIT_LIST_HEAD(&(mnt)->mnt_hash);			\
 		INIT_LIST_HEAD(&(mnt)->mnt_child);			\
@@ -83,7 +89,7 @@ void mntput_2_6(struct vfsmount *mnt);
 		INIT_LIST_HEAD(&(mnt)->mnt_slave);			\
 		(mnt)->mnt_sb = &sb_2_6;				\
 		atomic_set(&(mnt)->mnt_count, 1);			\
-		lockstat_register(&(mnt)->mnt_count, "vfsmount", 1,	\
+		lockstat_register(&(mnt)->mnt_count, class, 1,		\
 				  LOCKSTAT_LINE);			\
 	} while (0)
 

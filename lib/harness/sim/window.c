@@ -94,6 +94,15 @@ static void sim_counters(struct kscale_run *run, double host_s)
 	kscale_set_counter(run, "sim_lines", st.lines);
 }
 
+/* Each lockstat class's lines: the simulator's misses of them so far. */
+static void sim_transfers(uint64_t *t)
+{
+	int i;
+
+	for (i = 0; i < lockstat_nr_classes(); i++)
+		t[i] = lockstat_class_lines_sum(i, sim_line_misses);
+}
+
 /* The window: every task through the gate, warm-up, two snapshots, stop. */
 static void sim_window(struct kscale_bench *b)
 {
@@ -102,6 +111,7 @@ static void sim_window(struct kscale_bench *b)
 	struct snapshot *end = calloc(run->nr_threads, sizeof(*end));
 	uint64_t watchdog = b->watchdog * 1e9, t0, t1, step = 1000000, t;
 	struct res_snapshot res0, res1;
+	uint64_t tr0[LOCKSTAT_MAX_CLASSES], tr1[LOCKSTAT_MAX_CLASSES];
 	double host0 = now(), ops;
 	char err[256];
 	int i;
@@ -131,6 +141,7 @@ static void sim_window(struct kscale_bench *b)
 	sim_snapshot(run, start);
 	if (lockstat.enabled) {
 		res0.cost = lockstat_sum(res0.acc);
+		sim_transfers(tr0);
 		lockstat_window(true);
 	}
 	if (!sim_run_to(b, t1, "in the window"))
@@ -138,6 +149,7 @@ static void sim_window(struct kscale_bench *b)
 	sim_snapshot(run, end);
 	if (lockstat.enabled) {
 		res1.cost = lockstat_sum(res1.acc);
+		sim_transfers(tr1);
 		lockstat_window(false);
 	}
 	run->stop = 1;
@@ -152,8 +164,10 @@ static void sim_window(struct kscale_bench *b)
 	b->window = b->duration;
 	run->elapsed = 1e-9 * t1;
 	ops = set_counters(b, start, end, b->duration);
-	if (lockstat.enabled)
+	if (lockstat.enabled) {
 		res_counters(run, ops, &res0, &res1);
+		res_transfers(run, ops, tr0, tr1);
+	}
 	sim_counters(run, now() - host0);
 out:
 	free(start);
