@@ -946,6 +946,7 @@ static void test_rpc_server_threads_and_slots(void **state)
 
 static struct rpc_xprt *one_slot;
 
+/* Under reserve_lock, as the slot table's users read them. */
 static bool backlog_waiting(struct rpc_xprt *xprt)
 {
 	bool waiting;
@@ -954,6 +955,16 @@ static bool backlog_waiting(struct rpc_xprt *xprt)
 	waiting = !list_empty(&xprt->backlog);
 	spin_unlock(&xprt->reserve_lock);
 	return waiting;
+}
+
+static bool slot_held(struct rpc_xprt *xprt)
+{
+	bool held;
+
+	spin_lock(&xprt->reserve_lock);
+	held = xprt->num_reqs;
+	spin_unlock(&xprt->reserve_lock);
+	return held;
 }
 
 /*
@@ -966,8 +977,7 @@ static void slot_holder_and_caller(struct test_thread *t)
 	struct task_struct *other;
 
 	if (t->id == 1) {
-		while (!READ_ONCE(one_slot->num_reqs) &&
-		       test_now_ms() < deadline)
+		while (!slot_held(one_slot) && test_now_ms() < deadline)
 			schedule_timeout_ns(100000);
 		rpc_call_sync(one_slot, NULL);
 		return;
