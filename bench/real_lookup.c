@@ -30,6 +30,7 @@
 
 #include "../lib/harness/fuse_server.h"
 #include "../lib/kernel/tsc.h"
+#include "../models/real_lookup/sunrpc.h"
 #include "real_lookup.h"
 
 #define MAX_DIRS	1000
@@ -69,6 +70,7 @@ static int lookup_setup(struct kscale_run *run)
 {
 	const struct kscale_variant *v = kscale_row(run);
 	struct lookup_run *lr = calloc(1, sizeof(*lr));
+	bool nfs;
 
 	run->priv = lr;
 	lr->ops = v->ops;
@@ -80,8 +82,10 @@ static int lookup_setup(struct kscale_run *run)
 	lr->dirfd = calloc(lr->nr_dirs, sizeof(*lr->dirfd));
 	if (lr->kind->dirs_open)
 		return lr->kind->dirs_open(run, lr);
+	nfs = !strcmp(kscale_knob(run, "fs"), "nfs");
 	fs_lookup_ns = kscale_knob_ns(run, "fs_lookup_ns", fs_lookup_auto_ns);
-	fs_io_ns = kscale_knob_long(run, "fs_io_us") * 1000;
+	/* the disks are ext3's; on NFS the time is the server's */
+	fs_io_ns = nfs ? 0 : kscale_knob_long(run, "fs_io_us") * 1000;
 	magic_fs_init(lr->ops, &(struct magic_fs){
 		.dcache = kscale_knob_long(run, "dcache"),
 		.icache = kscale_knob_long(run, "icache"),
@@ -89,6 +93,11 @@ static int lookup_setup(struct kscale_run *run)
 		.pinned = kscale_knob_long(run, "dcache") + run->nr_threads,
 		.disks = kscale_knob_long(run, "disks"),
 		.io_depth = kscale_knob_long(run, "fs_io_depth"),
+		.nfs = nfs,
+		.rpc_slots = kscale_knob_long(run, "rpc_slots"),
+		.nfsd_threads = kscale_knob_long(run, "nfsd_threads"),
+		.nfs_rtt_ns = kscale_knob_long(run, "nfs_rtt_us") * 1000,
+		.nfsd_ns = kscale_knob_long(run, "nfsd_us") * 1000,
 	}, lr->dirs, lr->nr_dirs);
 	return 0;
 }
@@ -105,6 +114,27 @@ static int lookup_thread_init(struct kscale_thread *t)
 	memset(&lookup_stats, 0, sizeof(lookup_stats));
 	rcu_register_thread(&lt->rcu);
 	return 0;
+}
+
+/*
+ * The NFS line: calls that slept for a slot, requests that found every
+ * server thread busy, a call's mean time, and the calls in flight on
+ * average (Little's law: calls a second times that time).
+ */
+static void rpc_counters(struct kscale_run *run, const struct rpc_xprt *xprt,
+			 unsigned long lookups)
+{
+	unsigned long calls = xprt->nr_calls ? xprt->nr_calls : 1;
+	double call_s = xprt->call_ns * 1e-9 / calls;
+
+	kscale_set_counter(run, "rpc_backlog_pct",
+			   100.0 * xprt->nr_backlogged / calls);
+	kscale_set_counter(run, "nfsd_queued_pct",
+			   100.0 * xprt->serv.nr_queued / calls);
+	kscale_set_counter(run, "rpc_call_us", call_s * 1e6);
+	kscale_set_counter(run, "rpc_in_flight", call_s *
+			   kscale_counter(run, "lookups_per_sec") *
+			   xprt->nr_calls / (lookups ? lookups : 1));
 }
 
 static void model_counters(struct kscale_run *run, struct lookup_run *lr)
@@ -143,6 +173,8 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 				   (1 - kscale_counter(run, "icache_hit_ratio")));
 		kscale_set_counter(run, "io_read_ns", fs_io_ns);
 	}
+	if (magic_xprt)
+		rpc_counters(run, magic_xprt, sum.hits + sum.misses);
 	if (lr->ops->one_dentry_per_name &&
 	    (st.duplicates || st.names_with_duplicates))
 		kscale_fail(run, "%s: %lu duplicate dentries (%lu names)",
@@ -209,6 +241,30 @@ static int check_fs_io_depth(const char *v, char *err, size_t len)
 	return kscale_check_long(v, 1, 1 << 16, err, len);
 }
 
+static int check_fs(const char *v, char *err, size_t len)
+{
+	if (!strcmp(v, "ext3") || !strcmp(v, "nfs"))
+		return 0;
+	snprintf(err, len, "expected ext3 or nfs");
+	return -1;
+}
+
+static int check_nfs_us(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 0, 1000 * 1000, err, len);
+}
+
+static int check_nfsd_threads(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1024, err, len);
+}
+
+/* 2.6.32's RPC_MIN_SLOT_TABLE..RPC_MAX_SLOT_TABLE */
+static int check_rpc_slots(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 2, 128, err, len);
+}
+
 static const struct kscale_workload workloads[] = {
 	{
 		.name = "open_by_inode",
@@ -247,6 +303,16 @@ static const struct kscale_knob knobs[] = {
 	  "beyond", check_fs_io_depth },
 	{ "icache", "0", "inodes kept in core: a miss on a name whose inode is "
 	  "there reads nothing (0: every miss reads)", check_icache },
+	{ "fs", "ext3", "ext3: a miss reads the model disks; nfs: a miss is a "
+	  "round trip to a model NFS server (the disk knobs unused)", check_fs },
+	{ "nfs_rtt_us", "100", "us of network round trip a --fs=nfs call "
+	  "takes", check_nfs_us },
+	{ "nfsd_us", "100", "us a server thread serves a --fs=nfs request",
+	  check_nfs_us },
+	{ "nfsd_threads", "8", "NFS server threads, each serving one request "
+	  "at a time, FIFO beyond", check_nfsd_threads },
+	{ "rpc_slots", "16", "the client transport's RPC slots: calls in "
+	  "flight at once, the rest asleep for one", check_rpc_slots },
 };
 
 KSCALE_PRIMARY_METRIC("lookups_per_sec");

@@ -337,6 +337,25 @@ for b in rows:
 PY
 }
 
+nfs_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+assert {b["name"].split("/")[2] for b in rows} == {"i_mutex", "immutable"}
+for b in rows:
+    variant = b["name"].split("/")[2]
+    # a call is at least its round trip and service: 20 us and 30 us
+    assert b["rpc_call_us"] >= 50, b
+    assert 0 <= b["rpc_backlog_pct"] <= 100, b
+    assert 0 <= b["nfsd_queued_pct"] <= 100, b
+    # one call in flight under the directory's mutex, never more than the
+    # 2 slots under the bypass (a mean: timing decides how close to them)
+    assert 0 < b["rpc_in_flight"] <= (1.05 if variant == "i_mutex" else 2.05), b
+    assert "fs_io_queued_pct" not in b, b
+PY
+}
+
 every[real_lookup]=$tmp/lookup.json
 check "real_lookup: every variant, low and high hit rate" \
 	env TMPDIR="$tmp" "$build/bench/real_lookup" --cpus=1,2 --files=2000 \
@@ -350,6 +369,13 @@ check "real_lookup: lookups sleep on the model disk, depth 1" \
 	--variants=parallel --files=2000 --dcache=200 --fs-io-us=50 \
 	--fs-io-depth=1 "${tiny[@]}" --benchmark_out="$tmp/io.json"
 check "real_lookup: reads queue behind the disk's one slot" io_ok "$tmp/io.json"
+check "real_lookup: the NFS line, a miss a call to the model server" \
+	"$build/bench/real_lookup" --cpus=all*4 --oversubscribe \
+	--variants=i_mutex,immutable --files=2000 --dcache=200 --fs=nfs \
+	--fs-io-us=50 --nfs-rtt-us=20 --nfsd-us=30 --nfsd-threads=1 \
+	--rpc-slots=2 "${tiny[@]}" --benchmark_out="$tmp/nfs.json"
+check "real_lookup: calls in flight within the slots, no disk read" \
+	nfs_ok "$tmp/nfs.json"
 # 16 threads' first lookups, each a 50 ms read under its directory's
 # i_mutex: on 16 directories they overlap, where rounds all starting at
 # the first directory would queue them there, one read after another

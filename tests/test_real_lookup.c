@@ -18,6 +18,7 @@
 
 #include "../lib/kernel/percpu.h"
 #include "../models/real_lookup/real_lookup.h"
+#include "../models/real_lookup/sunrpc.h"
 #include "helpers.h"
 
 #define MAX_RACERS	4
@@ -26,6 +27,7 @@
 #else
 #define LOOKUPS		30000
 #endif
+#define NFS_LOOKUPS	300	/* each miss a call of 50 us or more */
 
 static struct topology machine;
 
@@ -181,40 +183,53 @@ static void same_name(struct test_thread *t)
 	rcu_unregister_thread();
 }
 
+/*
+ * On both lines: ext3's ->lookup() reads the inode under iget_locked()'s
+ * I_LOCK, NFS's makes its call before nfs_fhget(); the call is the
+ * rendezvous here.  Either way the two dentries share the one inode.
+ */
 static void test_two_misses_on_one_name(void **state)
 {
 	const struct real_lookup_ops *ops;
 	struct lookup_test *lt;
 	struct dcache_stats st;
-	int i;
+	int i, nfs;
 
 	magic_read_inode = rendezvous;
-	for_each_variant(ops, i, &real_lookup_variants) {
-		lt = setup_variant(ops, 16);
-		inside = gave_up = 0;
-		race_watched(same_name, lt);
-		assert_int_equal(gave_up, 0);
-		assert_int_equal(lost_wakeups, 0);
-		dcache_stats(&st);
-		if (ops->one_dentry_per_name) {
-			assert_ptr_equal(lt->got[0], lt->got[1]);
-			assert_int_equal(st.duplicates, 0);
-			assert_int_equal(st.names_with_duplicates, 0);
-		} else {
-			/* the bypass: both created one, and it is counted */
-			assert_ptr_not_equal(lt->got[0], lt->got[1]);
-			assert_int_equal(st.duplicates, 1);
-			assert_int_equal(st.names_with_duplicates, 1);
+	for (nfs = 0; nfs < 2; nfs++) {
+		magic_xprt = nfs ? xprt_create(2, 0, 1, 0) : NULL;
+		for_each_variant(ops, i, &real_lookup_variants) {
+			lt = setup_variant(ops, 16);
+			inside = gave_up = 0;
+			race_watched(same_name, lt);
+			assert_int_equal(gave_up, 0);
+			assert_int_equal(lost_wakeups, 0);
+			dcache_stats(&st);
+			if (ops->one_dentry_per_name) {
+				assert_ptr_equal(lt->got[0], lt->got[1]);
+				assert_int_equal(st.duplicates, 0);
+				assert_int_equal(st.names_with_duplicates, 0);
+			} else {
+				/* the bypass: both created one, counted */
+				assert_ptr_not_equal(lt->got[0], lt->got[1]);
+				assert_int_equal(st.duplicates, 1);
+				assert_int_equal(st.names_with_duplicates, 1);
+			}
+			/* the waiter saw the completed dentry */
+			assert_false(d_unhashed(lt->got[1]));
+			assert_non_null(lt->got[1]->d_inode);
+			assert_ptr_equal(lt->got[0]->d_inode,
+					 lt->got[1]->d_inode);
+			if (ops->vfs_scale)
+				assert_int_equal(lt->stats[0].in_lookup_waits +
+						 lt->stats[1].in_lookup_waits,
+						 1);
+			dput(lt->got[0]);
+			dput(lt->got[1]);
+			teardown_variant(lt);
 		}
-		/* the waiter saw the completed dentry: hashed, positive */
-		assert_false(d_unhashed(lt->got[1]));
-		assert_non_null(lt->got[1]->d_inode);
-		if (ops->vfs_scale)
-			assert_int_equal(lt->stats[0].in_lookup_waits +
-					 lt->stats[1].in_lookup_waits, 1);
-		dput(lt->got[0]);
-		dput(lt->got[1]);
-		teardown_variant(lt);
+		xprt_destroy(magic_xprt);
+		magic_xprt = NULL;
 	}
 }
 
@@ -824,6 +839,295 @@ static void test_waiter_on_a_new_inode_woken_once(void **state)
 	}
 }
 
+/*
+ * The NFS line's round trip (sunrpc.c), driven by its callers alone.
+ * Four tasks on one CPU make calls to a server of one thread, so that
+ * each one's request is sent while another's is served: every request is
+ * served from the later of its arrival and the end of the request
+ * nfsd_threads before it (a FIFO of that many threads: never more at
+ * once), for the service time, and its reply comes half a round trip
+ * later; never more calls in flight than the slots; every call answered.
+ */
+#define RPC_TASKS	4
+#define RPC_CALLS	10
+#define RPC_RTT_NS	1000000
+#define RPC_SERVICE_NS	2000000
+
+struct rpc_race {
+	struct rpc_xprt *xprt;
+	struct rpc_timing t[RPC_TASKS * RPC_CALLS];
+};
+
+static void rpc_caller(struct test_thread *t)
+{
+	struct rpc_race *rr = t->arg;
+	int n;
+
+	for (n = 0; n < RPC_CALLS; n++)
+		rpc_call_sync(rr->xprt, &rr->t[t->id * RPC_CALLS + n]);
+}
+
+static int by_sent(const void *a, const void *b)
+{
+	const struct rpc_timing *x = a, *y = b;
+
+	return (x->sent > y->sent) - (x->sent < y->sent);
+}
+
+/* The most of [from, to) intervals open at once: +1 and -1 events. */
+struct rpc_event {
+	uint64_t at;
+	int step;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct rpc_event *x = a, *y = b;
+
+	if (x->at != y->at)
+		return (x->at > y->at) - (x->at < y->at);
+	return x->step - y->step;	/* an end before a start at one time */
+}
+
+static int most_at_once(const struct rpc_timing *t, int n, size_t from,
+			size_t to)
+{
+	struct rpc_event *ev = calloc(2 * n, sizeof(*ev));
+	int i, open = 0, most = 0;
+
+	for (i = 0; i < n; i++) {
+		ev[2 * i].at = *(const uint64_t *)((const char *)&t[i] + from);
+		ev[2 * i].step = 1;
+		ev[2 * i + 1].at = *(const uint64_t *)((const char *)&t[i] + to);
+		ev[2 * i + 1].step = -1;
+	}
+	qsort(ev, 2 * n, sizeof(*ev), by_time);
+	for (i = 0; i < 2 * n; i++) {
+		open += ev[i].step;
+		if (open > most)
+			most = open;
+	}
+	free(ev);
+	return most;
+}
+
+static void test_rpc_server_threads_and_slots(void **state)
+{
+	const unsigned int threads[] = { 1, 2 }, slots = 3;
+	const int n = RPC_TASKS * RPC_CALLS;
+	struct rpc_race *rr = calloc(1, sizeof(*rr));
+	uint64_t arrival, free_at;
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		rr->xprt = xprt_create(slots, RPC_RTT_NS, threads[i],
+				       RPC_SERVICE_NS);
+		test_race_tasks(RPC_TASKS, 1, rpc_caller, rr);
+		qsort(rr->t, n, sizeof(rr->t[0]), by_sent);
+		for (k = 0; k < n; k++) {
+			arrival = rr->t[k].sent + RPC_RTT_NS / 2;
+			free_at = k < (int)threads[i] ?
+				  0 : rr->t[k - threads[i]].finish;
+			assert_int_equal(rr->t[k].start,
+					 arrival > free_at ? arrival : free_at);
+			assert_int_equal(rr->t[k].finish,
+					 rr->t[k].start + RPC_SERVICE_NS);
+			assert_int_equal(rr->t[k].replied, rr->t[k].finish +
+					 RPC_RTT_NS - RPC_RTT_NS / 2);
+		}
+		assert_true(most_at_once(rr->t, n,
+					 offsetof(struct rpc_timing, start),
+					 offsetof(struct rpc_timing, finish)) <=
+			    (int)threads[i]);
+		assert_true(most_at_once(rr->t, n,
+					 offsetof(struct rpc_timing, sent),
+					 offsetof(struct rpc_timing, replied)) <=
+			    (int)slots);
+		/* each sent while another was served: the server queued */
+		assert_true(rr->xprt->serv.nr_queued > 0);
+		/* every call answered, every slot given back */
+		assert_int_equal(rr->xprt->nr_calls, n);
+		assert_int_equal(rr->xprt->serv.nr_requests, n);
+		assert_int_equal(rr->xprt->num_reqs, 0);
+		assert_int_equal(rr->xprt->nr_recv, 0);
+		assert_true(list_empty(&rr->xprt->backlog));
+		xprt_destroy(rr->xprt);
+	}
+	free(rr);
+}
+
+static struct rpc_xprt *one_slot;
+
+/* Under reserve_lock, as the slot table's users read them. */
+static bool backlog_waiting(struct rpc_xprt *xprt)
+{
+	bool waiting;
+
+	spin_lock(&xprt->reserve_lock);
+	waiting = !list_empty(&xprt->backlog);
+	spin_unlock(&xprt->reserve_lock);
+	return waiting;
+}
+
+static bool slot_held(struct rpc_xprt *xprt)
+{
+	bool held;
+
+	spin_lock(&xprt->reserve_lock);
+	held = xprt->num_reqs;
+	spin_unlock(&xprt->reserve_lock);
+	return held;
+}
+
+/*
+ * racer[0] holds the one slot until racer[1], calling, sleeps on the
+ * backlog for it; then releases it, which must wake racer[1].
+ */
+static void slot_holder_and_caller(struct test_thread *t)
+{
+	double deadline = test_now_ms() + GIVE_UP_MS;
+	struct task_struct *other;
+
+	if (t->id == 1) {
+		while (!slot_held(one_slot) && test_now_ms() < deadline)
+			schedule_timeout_ns(100000);
+		rpc_call_sync(one_slot, NULL);
+		return;
+	}
+	xprt_reserve(one_slot);
+	for (;;) {
+		other = READ_ONCE(racer[1]);
+		if (other && backlog_waiting(one_slot) &&
+		    (__atomic_load_n(&other->state, __ATOMIC_SEQ_CST) &
+		     TASK_ASLEEP))
+			break;
+		if (test_now_ms() > deadline) {
+			test_note(&gave_up);
+			break;
+		}
+		schedule_timeout_ns(100000);
+	}
+	xprt_release(one_slot);
+}
+
+static void test_rpc_backlog_woken_by_a_release(void **state)
+{
+	one_slot = xprt_create(1, 0, 1, 1000);
+	gave_up = 0;
+	race_watched(slot_holder_and_caller, NULL);
+	assert_int_equal(gave_up, 0);
+	assert_int_equal(lost_wakeups, 0);
+	assert_int_equal(one_slot->nr_calls, 2);
+	assert_int_equal(one_slot->nr_backlogged, 1);
+	assert_int_equal(one_slot->num_reqs, 0);
+	xprt_destroy(one_slot);
+}
+
+struct nfs_race {
+	struct lookup_test lt;
+	int negative;
+};
+
+static void nfs_lookups(struct test_thread *t)
+{
+	struct nfs_race *nr = t->arg;
+	struct rcu_thread rcu;
+	struct dentry *d;
+	uint64_t rng = 77 + t->id;
+	int n;
+
+	task_start(&rcu);
+	for (n = 0; n < NFS_LOOKUPS; n++) {
+		rng = rng * 6364136223846793005ULL + 1;
+		d = lookup(&nr->lt, (rng >> 33) % nr->lt.files);
+		if (!d->d_inode)
+			test_note(&nr->negative);
+		dput(d);
+	}
+	nr->lt.stats[t->id] = lookup_stats;
+	rcu_unregister_thread();
+}
+
+/*
+ * The NFS line's lookups racing over a few names: one dentry per name
+ * where the design promises it, each lookup a positive dentry, each miss
+ * at most one call, every call answered and its slot given back.
+ */
+static void test_nfs_line_answers_every_lookup(void **state)
+{
+	const struct magic_fs fs = {
+		.dcache = 16, .nfs = true, .rpc_slots = 2, .nfsd_threads = 1,
+		.nfs_rtt_ns = 20000, .nfsd_ns = 30000,
+	};
+	const int racers = test_racers(MAX_RACERS);
+	const struct real_lookup_ops *ops;
+	struct nfs_race *nr = calloc(1, sizeof(*nr));
+	unsigned long misses;
+	struct dcache_stats st;
+	struct dentry *dir;
+	int i, r;
+
+	for_each_variant(ops, i, &real_lookup_variants) {
+		magic_fs_init(ops, &fs, &dir, 1);
+		assert_non_null(magic_xprt);
+		memset(nr, 0, sizeof(*nr));
+		nr->lt.ops = ops;
+		nr->lt.dir = dir;
+		nr->lt.files = 64;
+		test_race(racers, nfs_lookups, nr);
+		assert_int_equal(nr->negative, 0);
+		dcache_stats(&st);
+		if (ops->one_dentry_per_name)
+			assert_int_equal(st.duplicates, 0);
+		for (r = misses = 0; r < racers; r++)
+			misses += nr->lt.stats[r].misses;
+		assert_true(magic_xprt->nr_calls > 0);
+		assert_true(magic_xprt->nr_calls <= misses);
+		assert_int_equal(magic_xprt->serv.nr_requests,
+				 magic_xprt->nr_calls);
+		assert_int_equal(magic_xprt->num_reqs, 0);
+		assert_int_equal(magic_xprt->nr_recv, 0);
+		magic_fs_exit(&dir, 1);
+		assert_null(magic_xprt);
+	}
+	free(nr);
+}
+
+/*
+ * NFS asks the server on every miss: a name missed in a second directory
+ * whose inode is in core still makes its call, and finds the inode.
+ */
+static void test_nfs_line_calls_with_the_inode_in_core(void **state)
+{
+	const struct magic_fs fs = {
+		.dcache = 16, .icache = 4, .nfs = true, .rpc_slots = 2,
+		.nfsd_threads = 1, .nfs_rtt_ns = 1000, .nfsd_ns = 1000,
+	};
+	const struct real_lookup_ops *ops;
+	struct dentry *dirs[2], *got[2];
+	struct lookup_test lt;
+	int i, d;
+
+	task_start(&main_rcu);
+	for_each_variant(ops, i, &real_lookup_variants) {
+		magic_fs_init(ops, &fs, dirs, 2);
+		memset(&lookup_stats, 0, sizeof(lookup_stats));
+		lt.ops = ops;
+		for (d = 0; d < 2; d++) {
+			lt.dir = dirs[d];
+			got[d] = lookup(&lt, 7);
+		}
+		assert_ptr_equal(got[0]->d_inode, got[1]->d_inode);
+		assert_int_equal(lookup_stats.icache_hits, 1);
+		assert_int_equal(magic_xprt->nr_calls, 2);
+		dput(got[0]);
+		dput(got[1]);
+		magic_fs_exit(dirs, 2);
+	}
+	rcu_unregister_thread();
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -839,6 +1143,8 @@ static int restore(void **state)
 		saved = magic_read_inode;
 	magic_read_inode = saved;
 	fs_io_ns = 0;
+	xprt_destroy(magic_xprt);
+	magic_xprt = NULL;
 	if (rcu_self)
 		rcu_unregister_thread();
 	return 0;
@@ -872,6 +1178,15 @@ int main(void)
 			test_racing_lookups_keep_one_dentry_per_name, restore),
 		cmocka_unit_test_teardown(
 			test_magic_fs_one_dentry_per_name_per_dir, restore),
+		/* first: a lost wake-up fails here, before a call hangs */
+		cmocka_unit_test_teardown(test_rpc_backlog_woken_by_a_release,
+					  restore),
+		cmocka_unit_test_teardown(test_rpc_server_threads_and_slots,
+					  restore),
+		cmocka_unit_test_teardown(test_nfs_line_answers_every_lookup,
+					  restore),
+		cmocka_unit_test_teardown(
+			test_nfs_line_calls_with_the_inode_in_core, restore),
 	};
 
 	restore(NULL);

@@ -295,7 +295,8 @@ struct inode *magic_iget(unsigned long ino,
 	inode = iget_locked(ino);
 	/* only its reader clears I_NEW */
 	if (inode->i_state & I_NEW) {
-		read_inode(ino);
+		if (read_inode)
+			read_inode(ino);
 		unlock_new_inode(inode);
 	} else {
 		lookup_stats.icache_hits++;

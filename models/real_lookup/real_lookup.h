@@ -51,7 +51,18 @@ extern unsigned int nr_magic_disks;
 /* nr disks, each servicing depth reads at once; and their release. */
 void magic_disks_init(unsigned int nr, unsigned int depth);
 void magic_disks_exit(void);
-/* What ->lookup() runs: ndelay(fs_lookup_ns), or a test's rendezvous. */
+struct rpc_xprt;
+
+/*
+ * The NFS line's transport and server (sunrpc.h), or NULL: the disks.
+ * Then a miss's ->lookup() makes its call whether the inode is in core
+ * or not, and the inode cache reads nothing.
+ */
+extern struct rpc_xprt *magic_xprt;
+/*
+ * What ->lookup() runs: ndelay(fs_lookup_ns), then the disk's read or the
+ * NFS call; or a test's rendezvous.
+ */
 extern void (*magic_read_inode)(unsigned long ino);
 
 /*
@@ -64,7 +75,7 @@ extern void (*magic_read_inode)(unsigned long ino);
 extern spinlock_t inode_lock;
 void icache_init(unsigned long max_inodes, unsigned long pinned);
 void icache_exit(void);
-/* A referenced inode, which d_add() hands to the dentry. */
+/* A referenced inode, which d_add() hands to the dentry; NULL: no read. */
 struct inode *magic_iget(unsigned long ino,
 			 void (*read_inode)(unsigned long ino));
 
@@ -79,12 +90,17 @@ struct magic_fs {
 	unsigned long pinned;		/* inodes in use besides those */
 	unsigned int disks;		/* magic_disks_init() */
 	unsigned int io_depth;
+	bool nfs;			/* the NFS line: magic_xprt */
+	unsigned int rpc_slots;		/* xprt_create()'s */
+	unsigned int nfsd_threads;
+	uint64_t nfs_rtt_ns;
+	uint64_t nfsd_ns;
 };
 
 /*
- * The design's caches sized as fs says, the filesystem's disks, and
- * nr_dirs magic directories into dirs; magic_fs_exit() releases them all.
- * fs_lookup_ns and fs_io_ns are the caller's to set.
+ * The design's caches sized as fs says, the filesystem's disks or its NFS
+ * server, and nr_dirs magic directories into dirs; magic_fs_exit()
+ * releases them all.  fs_lookup_ns and fs_io_ns are the caller's to set.
  */
 void magic_fs_init(const struct real_lookup_ops *ops, const struct magic_fs *fs,
 		   struct dentry **dirs, int nr_dirs);
