@@ -511,7 +511,7 @@ PY
 
 check "rwsem locktest: every model variant and pthread, the reader shares" \
 	"$build/bench/rwsem" --workloads=locktest --cpus=1,2,4 --oversubscribe \
-	--readers=50%,0,100% --hold-ns=0,200 "${tiny[@]}" \
+	--readers=50%,0,100% --hold-ns=0,200 "${tiny[@]}" "${counted[@]}" \
 	--benchmark_out="$tmp/locktest.json"
 check "rwsem locktest: readers and writers counted apart" \
 	locktest_ok "$tmp/locktest.json"
