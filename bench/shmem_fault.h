@@ -12,6 +12,7 @@
 
 #include "../lib/harness/kscale.h"
 #include "../lib/kernel/percpu.h"
+#include "../models/shmem_fault/anon.h"
 #include "../models/shmem_fault/shmem_fault.h"
 
 struct fault_run;
@@ -45,6 +46,7 @@ struct fault_run {
 
 struct fault_thread {
 	struct file *file;
+	struct vm_area_struct *vma;	/* page_fault1's model mapping */
 	char *map;			/* real: the mapping's first page */
 	unsigned long next, end;	/* pages of this pass: [next, end) */
 	unsigned long start;
