@@ -46,8 +46,8 @@ FAIRNESS_COLUMNS = ['series', 'class', 'class_threads', 'total_threads',
 PLACEMENTS = ('compact', 'spread', 'cores')
 # flags the runner sets itself
 OWN_FLAGS = ('--sim', '--sim-seed', '--cpus', '--duration', '--warmup',
-             '--variants', '--workloads', '--placement', '--benchmark_out',
-             '--benchmark_repetitions', '--oversubscribe')
+             '--variants', '--workloads', '--placement', '--calibration',
+             '--benchmark_out', '--benchmark_repetitions', '--oversubscribe')
 ANCHOR_PROBE_NS = 1000
 
 
@@ -513,9 +513,9 @@ def table(results, rows):
                              f'{stats.fmt_value(r["simulated_max"])} | '
                              f'{r["error_pct"]:+.1f}% |')
             if len(mine) > 1:
+                sim = {r['threads']: r['simulated'] for r in mine}
                 knees.append(f'{c.label} knee: published '
-                             f'{knee(c.points)}, simulated '
-                             f'{knee({r["threads"]: r["simulated"] for r in mine})}')
+                             f'{knee(c.points)}, simulated {knee(sim)}')
         lines += [''] + knees
     return '\n'.join(lines) + '\n'
 
