@@ -298,7 +298,8 @@ static int page_fault1_setup(struct kscale_run *run)
 	fr->ops = v->ops;
 	fr->kind = v->host ? &real_private_kind : &anon_kind;
 	fr->pages = kscale_knob_long(run, "pages");
-	fr->fault_work_ns = kscale_knob_long(run, "anon_work_ns");
+	fr->fault_work_ns = kscale_knob_ns(run, "anon_work_ns",
+					   anon_work_auto_ns);
 	if (check_memory(run, fr, fr->ops ? page_shift : PAGE_SHIFT))
 		return -1;
 	if (fr->ops) {
@@ -346,11 +347,6 @@ static int check_page_size(const char *v, char *err, size_t len)
 static int check_pages(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 1, MAX_PAGES, err, len);
-}
-
-static int check_ns(const char *v, char *err, size_t len)
-{
-	return kscale_check_long(v, 0, KSCALE_MAX_NS, err, len);
 }
 
 static int check_pcp(const char *v, char *err, size_t len)
@@ -414,7 +410,8 @@ static const struct kscale_knob knobs[] = {
 	  kscale_check_ns_or_auto, "fault" },
 	{ "anon_work_ns", "0", "ns of the rest of an anonymous fault and its "
 	  "share of the munmap (trap, page tables, rmap, memcg, TLB) outside "
-	  "any lock", check_ns, "page_fault1" },
+	  "any lock, or auto (a real anonymous fault minus the model's path, "
+	  "measured)", kscale_check_ns_or_auto, "page_fault1" },
 	{ "pcp_batch", "63", "pages a per-CPU list takes from or gives back "
 	  "to the zone under zone->lock (today's zone_batchsize(): 63; "
 	  "4.16's: 31)", check_pcp, "page_fault1" },

@@ -78,8 +78,10 @@ extern int devzero;
 
 /* shmem_fault_host.c: --fault-work-ns=auto, measured by the init. */
 extern unsigned long fault_work_auto_ns;
+/* shmem_fault_host.c: --anon-work-ns=auto, measured by the init. */
+extern unsigned long anon_work_auto_ns;
 
-/* shmem_fault_host.c: /dev/zero and, if a run takes it, the auto work. */
+/* shmem_fault_host.c: /dev/zero and, if a run takes them, the auto work. */
 int shmem_fault_init(const struct kscale_options *o, char *err, size_t len);
 
 #endif

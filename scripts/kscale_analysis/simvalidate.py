@@ -37,7 +37,7 @@ from .results import KscaleError, load_merged
 # defaults
 MODEL_ARGS = {
     'mnt_writers': ['--mounts=1,2', '--path-work-ns=auto'],
-    'shmem_fault': ['--fault-work-ns=auto'],
+    'shmem_fault': ['--fault-work-ns=auto', '--anon-work-ns=auto'],
     'real_lookup': ['--dcache=10000', '--fs-lookup-ns=auto'],
     'rwsem': ['--workloads=fio', '--rw=randrw'],
 }
