@@ -14,6 +14,16 @@
  * --fault-work-ns=auto are in shmem_fault_host.c.
  * Operations are successful faults; a failed one (SIGBUS in the kernel)
  * ends the pass and is counted in sigbus_faults.
+ *
+ * page_fault1 (will-it-scale's, as Daniel Jordan's lru_lock series ran
+ * it on 4.16): each task maps --pages of private anonymous memory,
+ * writes every page (one fault each), unmaps, and starts again, a
+ * process a task.  `upstream` faults through the model's anonymous path
+ * (models/shmem_fault/anon.c) on its upstream allocator and LRU with the
+ * batch sizes of --pcp-batch, --pcp-high and --lru-add-batch;
+ * --anon-work-ns the rest of a real fault and its share of the munmap,
+ * outside any lock.  `real` makes the running kernel do it (MAP_PRIVATE |
+ * MAP_ANONYMOUS, real_private's steps).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "../lib/kernel/tsc.h"
+#include "../models/shmem_fault/mm_upstream.h"
 #include "../lib/sys/meminfo.h"
 #include "shmem_fault.h"
 
@@ -71,6 +82,37 @@ static void model_pass_end(struct kscale_thread *t)
 
 static const struct fault_kind model_kind = {
 	model_pass_begin, model_touch, model_pass_end,
+};
+
+static void anon_pass_begin(struct kscale_thread *t)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+
+	ft->vma = anon_mmap(fr->pages);
+	range_of(t);
+}
+
+static int anon_touch(struct kscale_thread *t, unsigned long idx)
+{
+	struct fault_run *fr = t->run->priv;
+	struct fault_thread *ft = t->priv;
+	int err = handle_anon_fault(ft->vma, idx, fr->fault_work_ns);
+
+	if (unlikely(err == FAULT_NOT_CLEARED))
+		return kscale_fail(t->run, "page %lu was not cleared", idx);
+	return err;
+}
+
+static void anon_pass_end(struct kscale_thread *t)
+{
+	struct fault_thread *ft = t->priv;
+
+	anon_munmap(ft->vma);
+}
+
+static const struct fault_kind anon_kind = {
+	anon_pass_begin, anon_touch, anon_pass_end, .private = true,
 };
 
 static void fault_loop(struct kscale_thread *t)
@@ -239,6 +281,61 @@ static int fault_teardown(struct kscale_run *run)
 	return run->failed ? -1 : 0;
 }
 
+/* page_fault1 runs today's allocator (upstream) and the running kernel. */
+static bool page_fault1_runs(const struct kscale_variant *row)
+{
+	return row->host ? row->host == &real_kind :
+	       row->ops == &shmem_fault_upstream;
+}
+
+static int page_fault1_setup(struct kscale_run *run)
+{
+	const struct kscale_variant *v = kscale_row(run);
+	struct fault_run *fr = calloc(1, sizeof(*fr));
+	int page_shift = page_shift_of(kscale_knob(run, "page_size"));
+
+	run->priv = fr;
+	fr->ops = v->ops;
+	fr->kind = v->host ? &real_private_kind : &anon_kind;
+	fr->pages = kscale_knob_long(run, "pages");
+	fr->fault_work_ns = kscale_knob_ns(run, "anon_work_ns",
+					   anon_work_auto_ns);
+	if (check_memory(run, fr, fr->ops ? page_shift : PAGE_SHIFT))
+		return -1;
+	if (fr->ops) {
+		shmem_fault_page_shift(page_shift);
+		fr->ops->shm_mount(0);
+		mm_upstream_set_batch(kscale_knob_long(run, "pcp_batch"),
+				      kscale_knob_long(run, "pcp_high"),
+				      kscale_knob_long(run, "lru_add_batch"));
+		zone_reserve(run, fr);
+	}
+	return 0;
+}
+
+/*
+ * Every mapping unmapped: each page the zones took is free again (on a
+ * free or per-CPU list), none left on the LRU, bar those a per-CPU
+ * folio_add_lru() batch still holds.
+ */
+static int page_fault1_teardown(struct kscale_run *run)
+{
+	struct fault_run *fr = run->priv;
+	struct mm_upstream_stats st;
+
+	if (fr->ops) {
+		mm_upstream_stats(&st);
+		if (st.lru || st.free + st.pcp + st.lru_add != st.present)
+			kscale_fail(run, "%lu of %lu pages not given back "
+				    "after every unmap (%lu on the LRU)",
+				    st.present - st.free - st.pcp - st.lru_add,
+				    st.present, st.lru);
+	}
+	fault_counters(run, fr, false);
+	free(fr);
+	return run->failed ? -1 : 0;
+}
+
 static int check_page_size(const char *v, char *err, size_t len)
 {
 	if (page_shift_of(v) >= 0)
@@ -250,6 +347,16 @@ static int check_page_size(const char *v, char *err, size_t len)
 static int check_pages(const char *v, char *err, size_t len)
 {
 	return kscale_check_long(v, 1, MAX_PAGES, err, len);
+}
+
+static int check_pcp(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, 1 << 16, err, len);
+}
+
+static int check_lru_add_batch(const char *v, char *err, size_t len)
+{
+	return kscale_check_long(v, 1, FOLIO_BATCH_SIZE, err, len);
 }
 
 static int check_size_limit(const char *v, char *err, size_t len)
@@ -267,6 +374,16 @@ static const struct kscale_workload workloads[] = {
 		.teardown = fault_teardown,
 		.thread_size = sizeof(struct fault_thread),
 	},
+	{
+		.name = "page_fault1",
+		.doc = "will-it-scale page_fault1: map anonymous memory "
+		       "private, write every page once, unmap, again",
+		.setup = page_fault1_setup,
+		.loop = fault_loop,
+		.teardown = page_fault1_teardown,
+		.thread_size = sizeof(struct fault_thread),
+		.runs = page_fault1_runs,
+	},
 };
 
 static const struct kscale_variant host_variants[] = {
@@ -280,16 +397,30 @@ static const struct kscale_knob knobs[] = {
 	{ "pages", "4096", "pages per mapping (per thread's range with "
 	  "--shared-object)", check_pages },
 	{ "shared_object", "0", "1: every thread faults its own range of one "
-	  "object", kscale_check_bool },
+	  "object", kscale_check_bool, "fault" },
 	{ "size_limit", "0", "pages the internal mount may hold, 0 for "
-	  "unlimited (only stat_lock keeps count)", check_size_limit },
+	  "unlimited (only stat_lock keeps count)", check_size_limit,
+	  "fault" },
 	{ "page_size", "4k", "the modelled machine's page, 4k or 16k (ia64, "
 	  "the seed's Altix): what a fault clears and 2.6.7's index geometry "
 	  "(model variants; real keeps the host's)", check_page_size },
 	{ "fault_work_ns", "0", "ns of the rest of a fault (trap, page tables, "
 	  "PTE, memcg) outside any lock, or auto (a real shared /dev/zero "
 	  "fault minus the upstream model's shmem path, measured)",
-	  kscale_check_ns_or_auto },
+	  kscale_check_ns_or_auto, "fault" },
+	{ "anon_work_ns", "0", "ns of the rest of an anonymous fault and its "
+	  "share of the munmap (trap, page tables, rmap, memcg, TLB) outside "
+	  "any lock, or auto (a real anonymous fault minus the model's path, "
+	  "measured)", kscale_check_ns_or_auto, "page_fault1" },
+	{ "pcp_batch", "63", "pages a per-CPU list takes from or gives back "
+	  "to the zone under zone->lock (today's zone_batchsize(): 63; "
+	  "4.16's: 31)", check_pcp, "page_fault1" },
+	{ "pcp_high", "252", "pages on a per-CPU list before it gives a batch "
+	  "back (today's floor, batch << 2: 252; 4.16's 6 * batch: 186)",
+	  check_pcp, "page_fault1" },
+	{ "lru_add_batch", "31", "pages a CPU gathers before it takes the LRU "
+	  "lock to add them (today's folio batch: 31; 4.16's PAGEVEC_SIZE: "
+	  "14)", check_lru_add_batch, "page_fault1" },
 };
 
 KSCALE_PRIMARY_METRIC("faults_per_sec_per_cpu");

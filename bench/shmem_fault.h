@@ -12,6 +12,7 @@
 
 #include "../lib/harness/kscale.h"
 #include "../lib/kernel/percpu.h"
+#include "../models/shmem_fault/anon.h"
 #include "../models/shmem_fault/shmem_fault.h"
 
 struct fault_run;
@@ -45,6 +46,7 @@ struct fault_run {
 
 struct fault_thread {
 	struct file *file;
+	struct vm_area_struct *vma;	/* page_fault1's model mapping */
 	char *map;			/* real: the mapping's first page */
 	unsigned long next, end;	/* pages of this pass: [next, end) */
 	unsigned long start;
@@ -76,8 +78,10 @@ extern int devzero;
 
 /* shmem_fault_host.c: --fault-work-ns=auto, measured by the init. */
 extern unsigned long fault_work_auto_ns;
+/* shmem_fault_host.c: --anon-work-ns=auto, measured by the init. */
+extern unsigned long anon_work_auto_ns;
 
-/* shmem_fault_host.c: /dev/zero and, if a run takes it, the auto work. */
+/* shmem_fault_host.c: /dev/zero and, if a run takes them, the auto work. */
 int shmem_fault_init(const struct kscale_options *o, char *err, size_t len);
 
 #endif

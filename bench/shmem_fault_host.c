@@ -2,8 +2,8 @@
 /*
  * The shmem_fault bench's host side: the rows that make the running
  * kernel fault (`real`, mmap(MAP_SHARED) of /dev/zero, and `real_private`,
- * MAP_PRIVATE), and at start-up the calibration of --fault-work-ns=auto.
- * bench/shmem_fault.c runs them.
+ * MAP_PRIVATE), and at start-up the calibration of --fault-work-ns=auto
+ * and --anon-work-ns=auto.  bench/shmem_fault.c runs them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 
 int devzero = -1;
 unsigned long fault_work_auto_ns;
+unsigned long anon_work_auto_ns;
 
 static void real_pass_begin(struct kscale_thread *t)
 {
@@ -125,6 +126,59 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 	return 0;
 }
 
+/* page_fault1's pass in the running kernel: private anonymous memory. */
+static long real_anon_round(struct kscale_round *r)
+{
+	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (map == MAP_FAILED)
+		return -1;
+	for (i = 0; i < CALIBRATION_PAGES; i++)
+		((volatile char *)map)[i * PAGE_SIZE] = 1;
+	return munmap(map, len) ? -1 : CALIBRATION_PAGES;
+}
+
+/* The same pass through the model's anonymous path (anon.c). */
+static long model_anon_round(struct kscale_round *r)
+{
+	struct vm_area_struct *vma = anon_mmap(CALIBRATION_PAGES);
+	struct page *page;
+	long i;
+
+	for (i = 0; i < CALIBRATION_PAGES; i++) {
+		if (do_anonymous_page(vma, i, &page)) {
+			anon_munmap(vma);
+			errno = EFAULT;
+			return -1;
+		}
+		((volatile char *)page_address(page))[0] = 1;
+	}
+	anon_munmap(vma);
+	return CALIBRATION_PAGES;
+}
+
+/*
+ * --anon-work-ns=auto: what a real anonymous fault and its share of the
+ * munmap cost beyond the model's path (today's batch sizes): the trap,
+ * page tables, rmap, memcg, the TLB flush.
+ */
+static int measure_anon_work(void *arg, double *ns, char *err, size_t len)
+{
+	double real_ns, model_ns;
+
+	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
+	shmem_fault_upstream.shm_mount(0);
+	if (kscale_calibrate_less(real_anon_round, NULL, model_anon_round,
+				  NULL, ns, &real_ns, &model_ns, err, len))
+		return -1;
+	kscale_add_context("real_anon_fault_ns", "%.0f", real_ns);
+	kscale_add_context("model_anon_fault_ns", "%.0f", model_ns);
+	return 0;
+}
+
 int shmem_fault_init(const struct kscale_options *o, char *err, size_t len)
 {
 	devzero = open("/dev/zero", O_RDWR);
@@ -136,6 +190,12 @@ int shmem_fault_init(const struct kscale_options *o, char *err, size_t len)
 	if (kscale_knob_has_value(o, "fault_work_ns", "auto")) {
 		if (kscale_auto("shmem_fault.fault_work_ns", NULL,
 				&fault_work_auto_ns, measure_fault_work, NULL,
+				err, len))
+			return -1;
+	}
+	if (kscale_knob_has_value(o, "anon_work_ns", "auto")) {
+		if (kscale_auto("shmem_fault.anon_work_ns", NULL,
+				&anon_work_auto_ns, measure_anon_work, NULL,
 				err, len))
 			return -1;
 	}

@@ -3,7 +3,8 @@
  * Validation of every shmem_fault variant: pages read back as zero, the
  * block books balance at every quiet point and return to the start,
  * i_blocks counts the pages held, ENOSPC comes exactly at the limit, and
- * threads racing on one index end up sharing one page.
+ * threads racing on one index end up sharing one page.  page_fault1's
+ * anonymous path: each page faulted once, every page back after munmap.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 
 #include "../lib/kernel/lockstat.h"
 #include "../lib/kernel/percpu.h"
+#include "../models/shmem_fault/anon.h"
 #include "../models/shmem_fault/mm_2_6_7.h"
 #include "../models/shmem_fault/mm_upstream.h"
 #include "../models/shmem_fault/shmem_fault.h"
@@ -752,6 +754,159 @@ static void test_allocator_locks_per_fault(void **state)
 	assert_int_equal(kscale_warnings(), 0);
 }
 
+/* 4.16's batch sizes, which page_fault1 takes for Jordan's data set. */
+#define PCP_BATCH_4_16	31
+#define PCP_HIGH_4_16	186
+#define PAGEVEC_4_16	14
+#define ANON_PAGES	1000	/* not a multiple of 14 or 31: partial batches */
+
+static void anon_mount(void)
+{
+	shmem_fault_page_shift(12);
+	shmem_fault_upstream.shm_mount(0);
+	mm_upstream_set_batch(PCP_BATCH_4_16, PCP_HIGH_4_16, PAGEVEC_4_16);
+}
+
+/* Every page the zones took is free again, none on the LRU. */
+static void assert_anon_all_free(void)
+{
+	struct mm_upstream_stats st;
+
+	mm_upstream_stats(&st);
+	assert_int_equal(st.lru, 0);
+	assert_int_equal(st.lru_add, 0);
+	assert_true(st.present > 0);
+	assert_int_equal(st.free + st.pcp, st.present);
+}
+
+/*
+ * A mapping faulted whole: a zeroed page of its own at each index,
+ * mapped once (a second write to a page finds it there), every page on
+ * the LRU or in this CPU's batch, the per-CPU lists within 4.16's high;
+ * after the unmap, every page back.
+ */
+static void test_anon_faults_once_and_frees_every_page(void **state)
+{
+	struct vm_area_struct *vma;
+	struct mm_upstream_stats st;
+	struct page **got = calloc(ANON_PAGES, sizeof(*got));
+	struct page *page;
+	unsigned long idx, j;
+	int pass, batch, high;
+
+	anon_mount();
+	mm_upstream_pcp_sizes(&batch, &high);
+	assert_int_equal(batch, PCP_BATCH_4_16);
+	assert_int_equal(high, PCP_HIGH_4_16);
+	for (pass = 0; pass < 3; pass++) {
+		vma = anon_mmap(ANON_PAGES);
+		assert_int_equal(anon_pages_mapped(vma), 0);
+		for (idx = 0; idx < ANON_PAGES; idx++) {
+			assert_int_equal(do_anonymous_page(vma, idx, &got[idx]),
+					 0);
+			assert_true(page_is_zero(got[idx]));
+			*(long *)page_address(got[idx]) = 1;	/* dirty it */
+			assert_int_equal(do_anonymous_page(vma, idx, &page),
+					 0);
+			assert_ptr_equal(page, got[idx]);
+		}
+		assert_int_equal(do_anonymous_page(vma, ANON_PAGES, &page),
+				 -EFAULT);
+		for (idx = 1; idx < ANON_PAGES; idx++)
+			for (j = idx < 40 ? 0 : idx - 40; j < idx; j++)
+				assert_ptr_not_equal(got[j], got[idx]);
+		assert_int_equal(anon_pages_mapped(vma), ANON_PAGES);
+		mm_upstream_stats(&st);
+		assert_int_equal(st.lru + st.lru_add, ANON_PAGES);
+		assert_int_equal(st.lru_add, ANON_PAGES % PAGEVEC_4_16);
+		assert_true(st.pcp <= (unsigned long)PCP_HIGH_4_16 *
+				      kscale_nr_possible_cpus());
+		assert_int_equal(st.free + st.pcp + ANON_PAGES, st.present);
+		anon_munmap(vma);
+		assert_anon_all_free();
+	}
+	free(got);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/* The bench's tasks: a mapping each, faulted whole and unmapped, racing. */
+struct anon_race {
+	int dirty;
+	int twice;
+};
+
+static void anon_racer(struct test_thread *t)
+{
+	struct anon_race *r = t->arg;
+	struct vm_area_struct *vma;
+	struct page *page;
+	unsigned long idx;
+	int pass;
+
+	for (pass = 0; pass < PASSES; pass++) {
+		vma = anon_mmap(ANON_PAGES / 4);
+		for (idx = 0; idx < ANON_PAGES / 4; idx++) {
+			do_anonymous_page(vma, idx, &page);
+			if (*(long *)page_address(page))
+				test_note(&r->dirty);
+			*(long *)page_address(page) = 1;
+		}
+		if (anon_pages_mapped(vma) != ANON_PAGES / 4)
+			test_note(&r->twice);
+		anon_munmap(vma);
+	}
+}
+
+static void test_anon_racing_tasks_give_every_page_back(void **state)
+{
+	struct anon_race r = { 0 };
+
+	anon_mount();
+	test_race_tasks(MAX_RACERS, test_task_cpus(), anon_racer, &r);
+	assert_int_equal(r.dirty, 0);
+	assert_int_equal(r.twice, 0);
+	assert_anon_all_free();
+	assert_int_equal(kscale_warnings(), 0);
+}
+
+/*
+ * 4.16's batch sizes as the locks see them: zone->lock once per
+ * pcp->batch (31) pages each way, past what the per-CPU list keeps
+ * between passes; the LRU lock once a pagevec (14) on the way in and
+ * once a folio batch (31) of each mmu_gather batch on the way out.
+ */
+static void test_anon_locks_per_fault_4_16(void **state)
+{
+	struct lockstat_acc sum[LOCKSTAT_MAX_CLASSES];
+	struct vm_area_struct *vma;
+	struct page *page;
+	unsigned long idx;
+	int pass;
+
+	lockstat_enable(true);
+	lockstat_reset();
+	anon_mount();
+	assert_int_equal(lockstat_threads_init(1), 0);
+	for (pass = 0; pass <= LOCK_PASSES; pass++) {
+		if (pass == 1)		/* the pool at its peak */
+			lockstat_thread_attach(0);
+		vma = anon_mmap(LOCK_PAGES);
+		for (idx = 0; idx < LOCK_PAGES; idx++)
+			do_anonymous_page(vma, idx, &page);
+		anon_munmap(vma);
+	}
+	lockstat_sum(sum);
+	/* mmu_gather batches of 8, 510, 506: 1 + 17 + 17 folio batches */
+	assert_near(visits_per_fault("lruvec_lock", sum),
+		    (LOCK_PAGES / 14 + 1 + 35.0) / LOCK_PAGES, 0.05);
+	/* the pcp list keeps up to high (186) pages between passes */
+	assert_near(visits_per_fault("zone_lock", sum),
+		    2.0 * (LOCK_PAGES - 155) / 31 / LOCK_PAGES, 0.1);
+	lockstat_thread_detach();
+	lockstat_enable(false);
+	assert_int_equal(kscale_warnings(), 0);
+}
+
 static int setup(void **state)
 {
 	test_machine(&machine, 8, 2);
@@ -773,6 +928,9 @@ int main(void)
 		cmocka_unit_test(test_free_block_races_charges_on_one_inode),
 		cmocka_unit_test(test_pcp_sizes),
 		cmocka_unit_test(test_allocator_locks_per_fault),
+		cmocka_unit_test(test_anon_faults_once_and_frees_every_page),
+		cmocka_unit_test(test_anon_racing_tasks_give_every_page_back),
+		cmocka_unit_test(test_anon_locks_per_fault_4_16),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

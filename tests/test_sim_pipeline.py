@@ -8,9 +8,10 @@ loop (the loop's accesses served in the line's order); and the ticket
 spinlock on the
 48-core machine follows the Markov model of "Non-scalable locks are
 dangerous" (scripts/kscale_analysis/ticket_markov.py) until it collapses.
-A run that ends in a lost wake-up fails with one line, not a crash, and
-kscale sim-sensitivity moves each estimated figure and nothing else.
---profile counts each lock class's line transfers per operation.
+A run that ends in a lost wake-up fails with one line, not a crash,
+kscale sim-sensitivity moves each estimated figure and nothing else, and
+kscale sim-validate --published runs a data set to its rows, table and
+plot.  --profile counts each lock class's line transfers per operation.
 
 usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
 """
@@ -268,6 +269,55 @@ class Sensitivity(unittest.TestCase):
             # atomic_ns is in both sides' costs: the ratio moves with it
             self.assertNotAlmostEqual(figure['low'], figure['high'], places=3)
             self.assertEqual(p.stderr.count('\n'), 3, p.stderr)
+
+
+class Published(unittest.TestCase):
+    """kscale sim-validate --published end to end on a made-up data set
+    (tests/analysis/fixtures/published): a series anchored at its
+    1-thread point and run at 1, 2 and 4 threads on a 4-CPU machine, and
+    one whose variant the bench does not know, which is not run."""
+
+    def test_fixture_runs_to_rows_table_and_plot(self):
+        data = os.path.join(ROOT, 'tests', 'analysis', 'fixtures',
+                            'published')
+        with tempfile.TemporaryDirectory() as d:
+            out, plots = os.path.join(d, 'out'), os.path.join(d, 'plots')
+            p = subprocess.run(
+                [os.path.join(ROOT, 'scripts', 'kscale'), 'sim-validate',
+                 '--published', f'--data={data}', '--seeds=2',
+                 f'--out={out}', f'--plot-dir={plots}'],
+                capture_output=True, text=True,
+                env=dict(os.environ, KSCALE_NO_SETUP='1',
+                         KSCALE_BUILD=BUILD))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('sim-validate: tiny-spinlock/unbuilt: not run: '
+                          'variant nonesuch unknown to ', p.stderr)
+            doc = results(os.path.join(out, 'published.json'))
+            self.assertEqual(len(doc['not_run']), 1)
+            rows = doc['rows']
+            self.assertEqual([(r['series'], r['threads'], r['published'])
+                              for r in rows],
+                             [('ticket', 1, 1e6), ('ticket', 2, 1.5e6),
+                              ('ticket', 4, 1.2e6)])
+            for r in rows:
+                self.assertEqual(r['seeds'], 2)
+                self.assertAlmostEqual(
+                    r['error_pct'], 100 * (r['simulated'] / r['published']
+                                           - 1))
+                self.assertLessEqual(r['simulated_min'], r['simulated'])
+                self.assertLessEqual(r['simulated'], r['simulated_max'])
+                self.assertRegex(r['anchor'], r'^think_ns=[1-9][0-9]*$')
+            # the anchor puts the 1-thread point on the published one
+            self.assertLess(abs(rows[0]['error_pct']), 2)
+            # the spinlock's line saturates: 4 threads do less than 2
+            self.assertLess(rows[2]['simulated'], rows[1]['simulated'])
+            for r in rows:
+                self.assertIn(f'| ticket | {r["threads"]} | ', p.stdout)
+            self.assertIn('ticket knee: published 2, simulated 2', p.stdout)
+            for ext in ('png', 'svg'):
+                image = os.path.join(plots, f'published-tiny-spinlock.{ext}')
+                self.assertIn(image + '\n', p.stdout)
+                self.assertGreater(os.path.getsize(image), 0)
 
 
 class Machines(unittest.TestCase):

@@ -15,6 +15,13 @@
  * object, faulted from the monitor until the mount is full, gets -ENOSPC
  * only with no block left for it and gives every block back.  At the
  * end: free_blocks == max_blocks, and no WARN_ON in the model.
+ *
+ * With `upstream` each task also faults and unmaps a private anonymous
+ * mapping of its own (page_fault1's path, anon.c) on the same allocator
+ * and LRU: a fault gives a cleared page, the same page while mapped, and
+ * the mapping's ptes are the pages the task holds; at the end, with
+ * every object and mapping gone, every page the zones took is free (or
+ * in a per-CPU LRU batch), none on the LRU.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +32,8 @@
 #include "../lib/kernel/page_alloc.h"
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/spinlock.h"
+#include "../models/shmem_fault/anon.h"
+#include "../models/shmem_fault/mm_upstream.h"
 #include "../models/shmem_fault/shmem_fault.h"
 #include "torture.h"
 
@@ -35,6 +44,7 @@
 #define RANGE_STRIDE	256	/* two tasks' ranges an index page */
 #define OWN		40
 #define LIMIT_PER_TASK	16	/* mount blocks: a few % of faults fail */
+#define ANON		40	/* a task's anonymous mapping */
 
 struct sf_obj {				/* one mapping of /dev/zero */
 	struct file *file;
@@ -52,17 +62,22 @@ struct sf_map {				/* a task's pages mapped in an object */
 struct sf_task {
 	struct sf_map map[NR_MAPS];
 	unsigned long faults, enospc, truncates;
+	struct vm_area_struct *vma;	/* upstream: its anonymous mapping */
+	struct page *anon[ANON];
+	unsigned long anon_faults, anon_unmaps, anon_serial;
 };
 
 static struct {
 	const struct shmem_fault_ops *ops;
 	bool books;			/* the mount counts these objects */
+	bool anon;			/* anonymous mappings too (upstream) */
 	unsigned long limit;
 	spinlock_t slot_lock;
 	struct sf_obj **slot;		/* the shared, then each task's own */
 	struct sf_task *tasks;
 	unsigned long serial, fputs, warnings, fresh_calls;
 	unsigned long faults, enospc, truncates, zone_grows;
+	unsigned long anon_faults, anon_unmaps;
 } s;
 
 static const char zero_page[1UL << MAX_MM_PAGE_SHIFT];
@@ -138,7 +153,8 @@ static void sf_reserve(int nr_tasks)
 					    sf_base(nr_tasks, 0));
 	unsigned long held = 2 * (NR_SHARED * shared +
 				  nr_tasks * sf_obj_pages(OWN, OWN)) +
-			     sf_obj_pages(s.limit + OWN, s.limit + OWN);
+			     sf_obj_pages(s.limit + OWN, s.limit + OWN) +
+			     (s.anon ? 2 * nr_tasks * ANON : 0);
 	int node, nodes = kscale_nr_online_nodes();
 
 	for_each_online_node(node)
@@ -154,6 +170,7 @@ static int sf_init(const void *variant, int nr_tasks)
 
 	memset(&s, 0, sizeof(s));
 	s.ops = variant;
+	s.anon = s.ops == &shmem_fault_upstream;
 	s.limit = NR_SHARED * PUBLIC + LIMIT_PER_TASK * nr_tasks;
 	s.ops->shm_mount(s.limit);
 	sf_reserve(nr_tasks);
@@ -236,6 +253,55 @@ static void sf_fault_public(struct sf_task *st, struct sf_obj *o,
 			     idx, page, old);
 }
 
+/* The task's anonymous mapping: a fault at a random page, or munmap. */
+static void sf_anon_op(struct sf_task *st)
+{
+	unsigned long idx = torture_random() % ANON, mark, *word;
+	struct page *page;
+
+	if (!st->vma) {
+		st->vma = anon_mmap(ANON);
+		st->anon_serial++;
+	}
+	if (torture_random() % 16 == 0) {
+		anon_munmap(st->vma);
+		st->vma = NULL;
+		memset(st->anon, 0, sizeof(st->anon));
+		st->anon_unmaps++;
+		return;
+	}
+	if (do_anonymous_page(st->vma, idx, &page))
+		torture_fail("anonymous fault at %lu failed", idx);
+	st->anon_faults++;
+	word = page_address(page);
+	mark = st->anon_serial << 32 | idx;
+	if (st->anon[idx]) {
+		if (page != st->anon[idx] || *word != mark)
+			torture_fail("anonymous page %lu: %p (mark %#lx), "
+				     "mapped %p (mark %#lx)", idx, page,
+				     *word, st->anon[idx], mark);
+		return;
+	}
+	if (memcmp(page_address(page), zero_page, MM_PAGE_SIZE))
+		torture_fail("anonymous page %lu: %p not cleared", idx, page);
+	*word = mark;
+	st->anon[idx] = page;
+}
+
+/* The task's anonymous ptes are the pages it holds. */
+static void sf_anon_check(struct sf_task *st)
+{
+	unsigned long held = 0, i;
+
+	if (!st->vma)
+		return;
+	for (i = 0; i < ANON; i++)
+		held += st->anon[i] != NULL;
+	if (anon_pages_mapped(st->vma) != held)
+		torture_fail("anonymous mapping: %lu ptes, %lu pages held",
+			     anon_pages_mapped(st->vma), held);
+}
+
 static void sf_op(struct torture_task *t)
 {
 	struct sf_task *st = &s.tasks[t->id];
@@ -247,6 +313,10 @@ static void sf_op(struct torture_task *t)
 	struct sf_map *m = &st->map[k];
 	struct sf_obj *o, *old;
 
+	if (s.anon && r >= 75 && r < 85) {
+		sf_anon_op(st);
+		return;
+	}
 	if (r >= 98) {			/* the slot's munmap, a new mmap */
 		o = sf_obj_new(k);
 		spin_lock(&s.slot_lock);
@@ -330,6 +400,8 @@ static void sf_quiet(void)
 		used += sf_check_obj(o->file, atomic_read(&o->mapped),
 				     i < NR_SHARED ? "shared" : "own");
 	}
+	for (i = 0; i < torture_nr_tasks; i++)
+		sf_anon_check(&s.tasks[i]);
 	if (warnings != s.warnings)
 		torture_fail("%lu WARN_ONs in the model",
 			     warnings - s.warnings);
@@ -345,8 +417,29 @@ static void sf_quiet(void)
 static void sf_stats(char *buf, size_t len)
 {
 	snprintf(buf, len, "Faults: %lu ENOSPC: %lu Truncates: %lu Fputs: %lu "
-		 "Zone grows: %lu", s.faults, s.enospc, s.truncates, s.fputs,
+		 "Anonymous faults: %lu Unmaps: %lu Zone grows: %lu", s.faults,
+		 s.enospc, s.truncates, s.fputs, s.anon_faults, s.anon_unmaps,
 		 s.zone_grows);
+}
+
+/* Every object and mapping gone: every page back, none on the LRU. */
+static void sf_anon_cleanup(void)
+{
+	struct mm_upstream_stats st;
+	int i;
+
+	for (i = 0; i < torture_nr_tasks; i++) {
+		sf_anon_check(&s.tasks[i]);
+		if (s.tasks[i].vma)
+			anon_munmap(s.tasks[i].vma);
+		s.anon_faults += s.tasks[i].anon_faults;
+		s.anon_unmaps += s.tasks[i].anon_unmaps;
+	}
+	mm_upstream_stats(&st);
+	if (st.lru || st.free + st.pcp + st.lru_add != st.present)
+		torture_fail("%lu of %lu pages not given back at the end (%lu "
+			     "on the LRU)", st.present - st.free - st.pcp -
+			     st.lru_add, st.present, st.lru);
 }
 
 static void sf_cleanup(void)
@@ -361,6 +454,8 @@ static void sf_cleanup(void)
 		s.enospc += s.tasks[i].enospc;
 		s.truncates += s.tasks[i].truncates;
 	}
+	if (s.anon)
+		sf_anon_cleanup();
 	s.zone_grows = page_alloc_fresh_calls() - s.fresh_calls;
 	if (!shmem_books_balance(s.ops, &sb))
 		torture_fail("free_blocks %lu of %lu after every fput",

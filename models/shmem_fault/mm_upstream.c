@@ -17,6 +17,8 @@
  *	folio_batch_move_lru(): folio_lruvec_relock_irqsave() (the lruvec's
  *		lru_lock, held across the batch), lru_add(), folio_set_lru();
  *		unlock; folios_put(fbatch);
+ *	release_pages(): the pages a folio batch at a time to
+ *		folios_put_refs();
  *	folios_put_refs(): each folio whose count drops to 0:
  *		__page_cache_release() relocks its lruvec (kept across the
  *		batch) and lruvec_del_folio(); unlock; free_unref_folios():
@@ -34,7 +36,11 @@
  *	batch = rounddown_pow_of_two(batch + batch/2) - 1;
  *
  * 63 for a zone of 1 GiB or more with 4 KiB pages (15 with 16 KiB), and
- * pcp->high zone_highsize()'s floor, batch << 2.
+ * pcp->high zone_highsize()'s floor, batch << 2.  Another kernel's sizes
+ * can be set instead (mm_upstream_set_batch()): 4.16's zone_batchsize()
+ * capped the batch at 512 KiB (31 with 4 KiB pages), its
+ * pageset_set_batch() set high to 6 * batch (186), and its lru_cache_add()
+ * pagevec held PAGEVEC_SIZE, 14.
  *
  * Departures: since 6.7 pcp->high tunes itself between high_min and
  * high_max, a refill grows with pcp->alloc_factor (nr_pcp_alloc()) and a
@@ -50,6 +56,7 @@
  * reference is the same one) and the folio batch's.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/percpu.h"
@@ -79,6 +86,7 @@ struct zone {
 	int node;
 	spinlock_t lock ____cacheline_aligned;
 	unsigned long nr_free;		/* NR_FREE_PAGES */
+	unsigned long present_pages;	/* taken from the host */
 	struct list_head free_list;	/* free_area[0].free_list[] */
 };
 
@@ -95,6 +103,8 @@ struct pglist_data {
 
 static struct pglist_data **node_data;
 static struct folio_batch __percpu *lru_add_fbatches;	/* cpu_fbatches.lru_add */
+/* the folio_add_lru() batch's size: FOLIO_BATCH_SIZE, or another kernel's */
+static unsigned int lru_add_batch = FOLIO_BATCH_SIZE;
 
 #define NODE_DATA(nid)		(node_data[nid])
 
@@ -133,6 +143,7 @@ static void pgdat_empty(struct pglist_data *pgdat)
 	int cpu;
 
 	zone->nr_free = 0;
+	zone->present_pages = 0;
 	INIT_LIST_HEAD(&zone->free_list);
 	INIT_LIST_HEAD(&pgdat->__lruvec.lists[0]);
 	pgdat->__lruvec.nr_pages = 0;
@@ -192,6 +203,47 @@ void mm_upstream_init(void)
 		lockstat_register(&pgdat->__lruvec.lru_lock, "lruvec_lock", 1,
 				  LOCKSTAT_SPIN | LOCKSTAT_PER_NODE);
 	}
+	lru_add_batch = FOLIO_BATCH_SIZE;
+}
+
+void mm_upstream_set_batch(int pcp_batch, int pcp_high, int lru_add_size)
+{
+	int node, cpu;
+
+	for_each_online_node(node)
+		for_each_possible_cpu(cpu) {
+			struct per_cpu_pages *pcp = per_cpu_ptr(
+				NODE_DATA(node)->node_zones[0].per_cpu_pageset,
+				cpu);
+
+			if (pcp_batch)
+				pcp->batch = pcp_batch;
+			if (pcp_high)
+				pcp->high = pcp_high;
+		}
+	if (lru_add_size)
+		lru_add_batch = lru_add_size;
+}
+
+void mm_upstream_stats(struct mm_upstream_stats *st)
+{
+	int node, cpu;
+
+	memset(st, 0, sizeof(*st));
+	for_each_online_node(node) {
+		struct pglist_data *pgdat = NODE_DATA(node);
+		struct zone *zone = &pgdat->node_zones[0];
+
+		st->present += zone->present_pages;
+		st->free += zone->nr_free;
+		st->lru += pgdat->__lruvec.nr_pages;
+		for_each_possible_cpu(cpu)
+			st->pcp += per_cpu_ptr(zone->per_cpu_pageset,
+					       cpu)->count;
+	}
+	for_each_possible_cpu(cpu)
+		st->lru_add += folio_batch_count(per_cpu_ptr(lru_add_fbatches,
+							     cpu));
 }
 
 void mm_upstream_reset(void)
@@ -240,6 +292,7 @@ static void pcp_spin_unlock(struct per_cpu_pages *pcp)
 static void zone_grow(struct zone *zone)
 {
 	page_alloc_grow(zone, nr_free);
+	__atomic_fetch_add(&zone->present_pages, PAGE_CHUNK, __ATOMIC_RELAXED);
 }
 
 void mm_upstream_reserve(int node, unsigned long pages)
@@ -498,12 +551,13 @@ void folio_add_lru(struct page *folio)
 
 	get_page(folio);			/* folio_get() */
 	fbatch = local_lock_lru_add();
-	if (!folio_batch_add(fbatch, folio))
+	if (!folio_batch_add(fbatch, folio) ||
+	    folio_batch_count(fbatch) >= lru_add_batch)
 		folio_batch_move_lru(fbatch);
 	preempt_enable_cpu();			/* local_unlock() */
 }
 
-static void lru_add_drain(void)
+void lru_add_drain(void)
 {
 	struct folio_batch *fbatch = local_lock_lru_add();
 
@@ -519,4 +573,17 @@ void __folio_batch_release(struct folio_batch *fbatch)
 		fbatch->percpu_pvec_drained = true;
 	}
 	folios_put(fbatch);
+}
+
+void release_pages(struct page **pages, int nr)
+{
+	struct folio_batch fbatch;
+	int i;
+
+	folio_batch_init(&fbatch);
+	for (i = 0; i < nr; i++)
+		if (!folio_batch_add(&fbatch, pages[i]))
+			folios_put(&fbatch);
+	if (folio_batch_count(&fbatch))
+		folios_put(&fbatch);
 }

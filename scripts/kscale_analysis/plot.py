@@ -34,7 +34,17 @@ class Plot:
     stem: str     # output path without extension
     title: str
     ylabel: str
-    series: list  # [(variant, [(threads, median, min, max), ...]), ...]
+    series: list  # [(variant, [(threads, median, min, max), ...]), ...] or [Band]
+
+
+@dataclass
+class Band:
+    """A published curve against its simulation (kscale sim-validate
+    --published): the published points, the simulated median and its
+    min..max over seeds."""
+    name: str
+    published: list  # [(threads, value), ...]
+    simulated: list  # [(threads, median, min, max), ...]
 
 
 def build_parser():
@@ -134,13 +144,37 @@ def data_text(plot):
     return "\n\n\n".join(blocks) + "\n"
 
 
-def script_text(plot, data, png, svg):
-    xs = sorted({p[0] for _, points in plot.series for p in points})
+def band_data_text(plot):
+    """Two gnuplot data blocks per Band: its published points, then its
+    simulated median, min and max."""
+    blocks = []
+    for band in plot.series:
+        blocks.append("\n".join(f"{t} {v!r}" for t, v in band.published))
+        blocks.append("\n".join(f"{t} {med!r} {lo!r} {hi!r}"
+                                for t, med, lo, hi in band.simulated))
+    return "\n\n\n".join(blocks) + "\n"
+
+
+def band_script_text(plot, data, png, svg):
+    xs = sorted({p[0] for band in plot.series for p in band.published})
+    ymax = max([p[3] for band in plot.series for p in band.simulated] +
+               [p[1] for band in plot.series for p in band.published])
+    curves = []
+    for i, band in enumerate(plot.series):
+        color = f"lc {i + 1}"
+        curves += [f"{gp_str(data)} index {2 * i + 1} using 1:3:4 with "
+                   f"filledcurves {color} fs transparent solid 0.2 notitle",
+                   f"{gp_str(data)} index {2 * i + 1} using 1:2 with lines "
+                   f"{color} lw 2 title {gp_str(band.name + ' simulated')}",
+                   f"{gp_str(data)} index {2 * i} using 1:2 with points "
+                   f"{color} pt 7 ps 1.2 title "
+                   f"{gp_str(band.name + ' published')}"]
+    return axes_text(plot, png, xs, ymax) + "\n".join([
+        f"plot {', '.join(curves)}", *replot_svg(svg)])
+
+
+def axes_text(plot, png, xs, ymax):
     pad = max(0.5, (xs[-1] - xs[0]) * 0.05)
-    ymax = max(p[3] for _, points in plot.series for p in points)
-    curves = ", ".join(f"{gp_str(data)} index {i} using 1:2:3:4 with yerrorlines "
-                       f"lw 2 pt 7 title {gp_str(variant)}"
-                       for i, (variant, _) in enumerate(plot.series))
     return "\n".join([
         "set terminal pngcairo size 900,600 noenhanced",
         f"set output {gp_str(png)}",
@@ -154,27 +188,40 @@ def script_text(plot, data, png, svg):
         "set format y '%.1s%c'" if ymax >= 1e4 else "set format y '%g'",
         "set key outside right top",
         "set grid",
-        f"plot {curves}",
-        "set terminal svg size 900,600 dynamic noenhanced background rgb 'white'",
-        f"set output {gp_str(svg)}",
-        "replot",
-        "unset output",
-        "",
-    ])
+        ""])
+
+
+def replot_svg(svg):
+    return ["set terminal svg size 900,600 dynamic noenhanced background rgb 'white'",
+            f"set output {gp_str(svg)}",
+            "replot",
+            "unset output",
+            ""]
+
+
+def script_text(plot, data, png, svg):
+    xs = sorted({p[0] for _, points in plot.series for p in points})
+    ymax = max(p[3] for _, points in plot.series for p in points)
+    curves = ", ".join(f"{gp_str(data)} index {i} using 1:2:3:4 with yerrorlines "
+                       f"lw 2 pt 7 title {gp_str(variant)}"
+                       for i, (variant, _) in enumerate(plot.series))
+    return axes_text(plot, png, xs, ymax) + "\n".join([
+        f"plot {curves}", *replot_svg(svg)])
 
 
 def nonempty(path):
     return os.path.isfile(path) and os.path.getsize(path) > 0
 
 
-def render(gnuplot, plot, workdir, index):
-    """Run gnuplot for one plot into workdir; returns {extension: image path}."""
+def render(gnuplot, plot, workdir, index, data=data_text, script=script_text):
+    """Run gnuplot for one plot into workdir, its data and script as data()
+    and script() write them; returns {extension: image path}."""
     base = os.path.join(workdir, str(index))
     images = {".png": base + ".png", ".svg": base + ".svg"}
     with open(base + ".dat", "w") as f:
-        f.write(data_text(plot))
+        f.write(data(plot))
     with open(base + ".gp", "w") as f:
-        f.write(script_text(plot, base + ".dat", images[".png"], images[".svg"]))
+        f.write(script(plot, base + ".dat", images[".png"], images[".svg"]))
     try:
         proc = subprocess.run([gnuplot, base + ".gp"], capture_output=True, text=True,
                               timeout=GNUPLOT_TIMEOUT)

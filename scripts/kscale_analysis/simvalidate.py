@@ -14,6 +14,9 @@ over --seeds seeds); a seed's before/after ratio passes when the
 simulated ratio is within --ratio-tol (15%) of the measured one.  Prints
 both tables (markdown), writes them with every results file into
 --out, and exits 1 if anything failed.
+
+With --published it runs the published many-core data sets instead
+(configs/validation/, scripts/kscale_analysis/published.py).
 """
 
 import json
@@ -34,7 +37,7 @@ from .results import KscaleError, load_merged
 # defaults
 MODEL_ARGS = {
     'mnt_writers': ['--mounts=1,2', '--path-work-ns=auto'],
-    'shmem_fault': ['--fault-work-ns=auto'],
+    'shmem_fault': ['--fault-work-ns=auto', '--anon-work-ns=auto'],
     'real_lookup': ['--dcache=10000', '--fs-lookup-ns=auto'],
     'rwsem': ['--workloads=fio', '--rw=randrw'],
 }
@@ -87,7 +90,20 @@ def parse_args(argv):
                    help='a seed\'s ratio, %% (default: 15)')
     p.add_argument('--only', default=None,
                    help='runs to do, comma-separated (' +
-                        ', '.join(MODELS + [DISKS[0]]) + ')')
+                        ', '.join(MODELS + [DISKS[0]]) + '); with '
+                        '--published, data sets')
+    p.add_argument('--published', action='store_true',
+                   help='the published many-core data sets of --data on '
+                        'their machines instead: per point published, '
+                        'simulated (median, min..max over --seeds), error '
+                        'and knee; a plot per data set; OUT/published.json '
+                        '(each series\' virtual window is its series.tsv\'s)')
+    p.add_argument('--data', default=None,
+                   help='with --published: the data sets\' directory '
+                        '(default: configs/validation)')
+    p.add_argument('--plot-dir', default='plots/sim-validate',
+                   help='with --published: where the plots go (default: '
+                        'plots/sim-validate)')
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.seeds < 1:
         p.error('--repetitions and --seeds are at least 1')
@@ -233,6 +249,12 @@ def validate_command(argv):
     root = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.realpath(__file__))))
     build = args.build or os.path.join(root, 'build')
+    if args.published:
+        from . import published
+        args.data = args.data or os.path.join(root, 'configs', 'validation')
+        return published.published_command(args, build, root)
+    if args.data:
+        raise KscaleError('--data is --published\'s')
     runs = plan(build, args.only)
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, 'commands.log')

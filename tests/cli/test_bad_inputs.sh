@@ -85,6 +85,24 @@ check_calibration() {
 		"--benchmark_out=$tmp/out/o.json"
 }
 
+# A file of a copy of configs/validation ($tmp/data), the others whole.
+check_validation() {
+	refused "$1" "$2" "$2" "$kscale" sim-validate --published \
+		"--data=$tmp/data" "--out=$tmp/out/sv" "--plot-dir=$tmp/out/plots"
+}
+
+check_datasets() {
+	check_validation "$@"
+}
+
+check_series() {
+	check_validation "$@"
+}
+
+check_curve() {
+	check_validation "$@"
+}
+
 check_config() {
 	refused "$1" "$2" "${2##*/}" "$kscale" run "$2"
 }
@@ -116,6 +134,13 @@ test_corpus() {
 	corpus calibration "$tmp/cal.base" "$tmp/cal"
 	corpus config "$tmp/conf.base" "$tmp/c.conf"
 	corpus results "$fixture" "$tmp/r.json"
+	cp -r -- "$root/configs/validation" "$tmp/data"
+	for f in datasets:datasets.tsv series:series.tsv \
+		 curve:jordan-2018-page-fault1.tsv; do
+		corpus "${f%%:*}" "$root/configs/validation/${f#*:}" \
+			"$tmp/data/${f#*:}"
+		cp -- "$root/configs/validation/${f#*:}" "$tmp/data/${f#*:}"
+	done
 }
 
 # What the world does to the analysis commands.
@@ -127,6 +152,15 @@ test_commands() {
 	refused "sim-validate --only=bogus" "$dir/validation.json" \
 		"--only=bogus: no run 'bogus'" "$kscale" sim-validate \
 		--only=bogus "--out=$dir"
+	refused "sim-validate --published --only=bogus" "$dir/validation.json" \
+		"--only: no data set 'bogus'" "$kscale" sim-validate --published \
+		--only=bogus "--out=$dir"
+	refused "sim-validate --published --seeds=0" "$dir/validation.json" \
+		"--seeds are at least 1" "$kscale" sim-validate --published \
+		--seeds=0 "--out=$dir"
+	refused "sim-validate --data without --published" \
+		"$dir/validation.json" "--data is --published's" "$kscale" \
+		sim-validate --data=configs/validation "--out=$dir"
 	refused "sim-validate without a build" "$dir/validation.json" \
 		"/nonexistent/torture/torture" want=1 env \
 		KSCALE_BUILD=/nonexistent "$kscale" sim-validate "--out=$dir"
