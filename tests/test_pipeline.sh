@@ -257,7 +257,7 @@ PY
 every[shmem_fault]=$tmp/shmem.json
 check "shmem_fault: every variant, distinct and shared object" \
 	"$build/bench/shmem_fault" --cpus=1,2 --pages=256 --shared-object=0,1 \
-	"${tiny[@]}" --benchmark_out="$tmp/shmem.json"
+	"${tiny[@]}" "${counted[@]}" --benchmark_out="$tmp/shmem.json"
 check "shmem_fault: counters in the seed's unit and stat_lock wait" \
 	shmem_ok "$tmp/shmem.json"
 check "shmem_fault: compare stat_lock -> nosbinfo" \
@@ -285,13 +285,14 @@ PY
 }
 
 check "shmem_fault: --fault-work-ns=auto is calibrated and recorded" \
-	"$build/bench/shmem_fault" --cpus=1 --pages=256 --fault-work-ns=auto \
-	--variants=upstream "${tiny[@]}" --benchmark_out="$tmp/work.json"
+	"$build/bench/shmem_fault" --workloads=fault --cpus=1 --pages=256 \
+	--fault-work-ns=auto --variants=upstream "${tiny[@]}" \
+	--benchmark_out="$tmp/work.json"
 check "shmem_fault: the model's fault takes the real fault's rest" \
 	fault_work_ok "$tmp/work.json"
 check "shmem_fault: a limited mount fails faults, the books still balance" \
-	"$build/bench/shmem_fault" --cpus=2 --pages=512 --size-limit=600 \
-	--variants=stat_lock,upstream "${tiny[@]}" \
+	"$build/bench/shmem_fault" --workloads=fault --cpus=2 --pages=512 \
+	--size-limit=600 --variants=stat_lock,upstream "${tiny[@]}" \
 	--benchmark_out="$tmp/sigbus.json"
 check "shmem_fault: only the baseline's faults fail" sigbus_ok "$tmp/sigbus.json"
 
@@ -367,13 +368,14 @@ check "real_lookup: FUSE unmounted, its directory gone" no_fuse_left
 check "real_lookup: lookups sleep on the model disk, depth 1" \
 	"$build/bench/real_lookup" --cpus=all*4 --oversubscribe \
 	--variants=parallel --files=2000 --dcache=200 --fs-io-us=50 \
-	--fs-io-depth=1 "${tiny[@]}" --benchmark_out="$tmp/io.json"
+	--fs-io-depth=1 "${tiny[@]}" "${counted[@]}" \
+	--benchmark_out="$tmp/io.json"
 check "real_lookup: reads queue behind the disk's one slot" io_ok "$tmp/io.json"
 check "real_lookup: the NFS line, a miss a call to the model server" \
 	"$build/bench/real_lookup" --cpus=all*4 --oversubscribe \
 	--variants=i_mutex,immutable --files=2000 --dcache=200 --fs=nfs \
 	--fs-io-us=50 --nfs-rtt-us=20 --nfsd-us=30 --nfsd-threads=1 \
-	--rpc-slots=2 "${tiny[@]}" --benchmark_out="$tmp/nfs.json"
+	--rpc-slots=2 "${tiny[@]}" "${counted[@]}" --benchmark_out="$tmp/nfs.json"
 check "real_lookup: calls in flight within the slots, no disk read" \
 	nfs_ok "$tmp/nfs.json"
 # 16 threads' first lookups, each a 50 ms read under its directory's
@@ -448,7 +450,7 @@ every[rwsem]=$tmp/rwsem.json
 check "rwsem: every variant, randrw and randwrite, oversubscribed too" \
 	env TMPDIR="$tmp" "$build/bench/rwsem" --workloads=fio --cpus=1,2,4 \
 	--oversubscribe --rw=randrw,randwrite --size=4m "${tiny[@]}" \
-	--benchmark_out="$tmp/rwsem.json"
+	"${counted[@]}" --benchmark_out="$tmp/rwsem.json"
 check "rwsem: bandwidths, IOPS and the profile" rwsem_ok "$tmp/rwsem.json"
 check "rwsem: no XFS mount or loop device left" xfs_gone "$tmp/rwsem.json"
 check "rwsem: compare prints the seed's bandwidth table" \
@@ -591,7 +593,7 @@ if ! grep -q '"kscale_perf": "unavailable' "$tmp/perf-mnt.json"; then
 		perf_ok "$tmp/perf-mnt.json" mnt_get_write_access 0
 	check "perf: shmem_fault real, profiled" \
 		env TMPDIR="$tmp" "$build/bench/shmem_fault" --variants=real \
-		--pages=256 "${perf_run[@]}" --benchmark_out="$tmp/perf-shm.json"
+		--workloads=fault --pages=256 "${perf_run[@]}" --benchmark_out="$tmp/perf-shm.json"
 	check "perf: the real fault path is in shmem_fault()" \
 		perf_ok "$tmp/perf-shm.json" shmem_fault 1
 	check "perf: real_lookup real, profiled" \
@@ -713,12 +715,12 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 check "profile: shmem_fault stat_lock, one CPU" \
 	"$build/bench/shmem_fault" --variants=stat_lock --cpus=1 --pages=256 \
-	--profile "${tiny[@]}" --benchmark_out="$tmp/prof-shm.json"
+	--profile "${tiny[@]}" "${counted[@]}" --benchmark_out="$tmp/prof-shm.json"
 check "profile: stat_lock visited once a fault, and held" \
 	profile_ok "$tmp/prof-shm.json" any
 check "profile: mnt_writers atomic" \
 	"$bench" --variants=atomic --cpus=1,2 --profile "${tiny[@]}" \
-	--benchmark_out="$tmp/prof-mnt.json"
+	"${counted[@]}" --benchmark_out="$tmp/prof-mnt.json"
 check "profile: the vfsmount line 6-7 times an open/write/close, and the line latency" \
 	profile_ok "$tmp/prof-mnt.json" "$pair"
 
