@@ -3,8 +3,9 @@
  * The kernel primitives of lib/kernel on their own: every thread bumps one
  * logical counter through a shared atomic_t (a locked add or a cmpxchg
  * loop), a counter under a ticket spinlock, 6.18's queued spinlock,
- * x86's byte spinlock or 2.6.7's ia64 spinlock, or its own per-CPU slot.  After the window the
- * counter must equal the operations counted, exactly.
+ * x86's byte spinlock or 2.6.7's ia64 spinlock, or its own per-CPU slot.
+ * After the window the counter must equal the operations counted,
+ * exactly.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -580,7 +580,7 @@ static void test_retrying_stats_counted_after_release(void **state)
 		assert_int_equal(sigaction(SIGSEGV, &sa, &old), 0);
 		assert_int_equal(spin_lock_account(&lock), 0);
 		assert_int_equal(mprotect(stats_page, PAGE_SIZE, PROT_READ), 0);
-		spin_unlock_account(&lock, st, 100);	/* a contended take */
+		spin_unlock_account(&lock, st, 100);	/* contended */
 		sigaction(SIGSEGV, &old, NULL);
 		assert_int_equal(stats_writes, 1);
 		assert_int_equal(stats_writes_held, 0);

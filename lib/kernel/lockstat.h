@@ -75,7 +75,7 @@
 #define LOCKSTAT_PER_NODE	(1U << 2)
 #define LOCKSTAT_PER_CPU	(1U << 3)
 
-#define LOCKSTAT_SPIN		0U	/* spinlock_t and its kinds' types */
+#define LOCKSTAT_SPIN		0U	/* spinlock_t, or one kind's type */
 #define LOCKSTAT_LINE		0U	/* an atomic's line: lockstat_visit() */
 #define LOCKSTAT_MUTEX		LOCKSTAT_SLEEPS
 #define LOCKSTAT_RWSEM		(LOCKSTAT_SLEEPS | LOCKSTAT_RW)

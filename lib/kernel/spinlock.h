@@ -88,7 +88,7 @@ static inline void spin_lock_init(spinlock_t *lock)
 	if (lock->kind == SPIN_DECB)
 		decb_spin_lock_init(&lock->decb);
 	else
-		WRITE_ONCE(lock->head_tail, 0);	/* ia64's free word too */
+		WRITE_ONCE(lock->head_tail, 0);	/* ia64's free word */
 }
 
 static inline void __ticket_spin_lock(spinlock_t *lock)

@@ -6,7 +6,7 @@
  * 2.6.12-rc2, has them as 2.6.6-rc2's did, the only change between the
  * two being interrupts re-enabled while a spin_lock_irqsave() waits):
  *
- *	_raw_spin_lock:	cmpxchg4.acq 0 -> 1 on a 32-bit word; on failure
+ *	_raw_spin_lock:	cmpxchg4.acq 0 -> 1 on a 32-bit word; failing,
  *	ia64_spinlock_contention:
  *		.wait:	hint @pause; ld4 the word; until it reads 0
  *			cmpxchg4.acq 0 -> 1; on failure back to .wait

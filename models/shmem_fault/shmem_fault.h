@@ -32,7 +32,7 @@ struct shmem_stats {
 	unsigned long i_blocks;		/* the inode's 512-byte blocks */
 	unsigned long nrpages;		/* data pages in the page cache */
 	unsigned long index_pages;	/* swap-vector pages (2.6.7 only) */
-	int lock_kind;			/* its info->lock's: spinlock.h's kind */
+	int lock_kind;			/* info->lock's (spinlock.h) */
 };
 
 struct shmem_fault_ops {
