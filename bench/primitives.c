@@ -2,9 +2,10 @@
 /*
  * The kernel primitives of lib/kernel on their own: every thread bumps one
  * logical counter through a shared atomic_t (a locked add or a cmpxchg
- * loop), a counter under a ticket spinlock, 6.18's queued spinlock or
- * 2.6.7's byte spinlock, or its own per-CPU slot.  After the window the
- * counter must equal the operations counted, exactly.
+ * loop), a counter under a ticket spinlock, 6.18's queued spinlock,
+ * x86's byte spinlock or 2.6.7's ia64 spinlock, or its own per-CPU slot.
+ * After the window the counter must equal the operations counted,
+ * exactly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,11 @@
 #include "../lib/kernel/qspinlock.h"
 #include "../lib/kernel/spinlock.h"
 #include "../lib/kernel/spinlock_decb.h"
+#include "../lib/kernel/spinlock_ia64.h"
 
 enum counter_kind {
-	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, PERCPU
+	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, IA64_SPINLOCK,
+	PERCPU
 };
 
 /* atomic_add_unless()'s u: a value the counter, counting up, never meets */
@@ -35,7 +38,10 @@ struct counter {
 	atomic_t shared ____cacheline_aligned;
 	spinlock_t lock ____cacheline_aligned;
 	struct qspinlock qlock ____cacheline_aligned;
-	decb_spinlock_t decb_lock ____cacheline_aligned;
+	union {			/* a row uses one: the count beside it */
+		decb_spinlock_t decb_lock;
+		ia64_spinlock_t ia64_lock;
+	} ____cacheline_aligned;
 	unsigned long locked_count;
 	struct pcp_count __percpu *pcp;
 };
@@ -72,6 +78,12 @@ static void counter_loop(struct kscale_thread *t)
 			ndelay(c->hold_ns);
 			decb_spin_unlock(&c->decb_lock);
 			break;
+		case IA64_SPINLOCK:
+			ia64_spin_lock(&c->ia64_lock);
+			c->locked_count++;
+			ndelay(c->hold_ns);
+			ia64_spin_unlock(&c->ia64_lock);
+			break;
 		case PERCPU:
 			lockstat_visit(this_cpu_ptr(c->pcp));
 			this_cpu_inc(this_cpu_ptr(c->pcp)->count);
@@ -84,8 +96,8 @@ static void counter_loop(struct kscale_thread *t)
 
 /*
  * For lockstat, as struct counter lays them out: the ticket or queued
- * lock's line and locked_count's, which sits on decb_lock's; the others
- * one line.
+ * lock's line and locked_count's, which sits on decb_lock's (ia64_lock's);
+ * the others one line.
  */
 static void counter_lockstat_register(struct counter *c)
 {
@@ -106,6 +118,10 @@ static void counter_lockstat_register(struct counter *c)
 		lockstat_register(&c->decb_lock, "decb_lock", 1,
 				  LOCKSTAT_SPIN);
 		break;
+	case IA64_SPINLOCK:
+		lockstat_register(&c->ia64_lock, "ia64_lock", 1,
+				  LOCKSTAT_SPIN);
+		break;
 	case PERCPU:
 		for_each_possible_cpu(cpu)
 			lockstat_register(per_cpu_ptr(c->pcp, cpu), "pcp", 1,
@@ -123,7 +139,10 @@ static int counter_setup(struct kscale_run *run)
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
 	c->think_ns = kscale_knob_long(run, "think_ns");
 	c->pcp = alloc_percpu(struct pcp_count);
-	decb_spin_lock_init(&c->decb_lock);
+	if (c->kind == DECB_SPINLOCK)
+		decb_spin_lock_init(&c->decb_lock);
+	else
+		ia64_spin_lock_init(&c->ia64_lock);
 	counter_lockstat_register(c);
 	run->priv = c;
 	return 0;
@@ -141,6 +160,7 @@ static unsigned long counter_value(struct counter *c)
 	case SPINLOCK:
 	case QSPINLOCK:
 	case DECB_SPINLOCK:
+	case IA64_SPINLOCK:
 		return c->locked_count;
 	default:
 		for_each_possible_cpu(cpu)
@@ -159,7 +179,8 @@ static int counter_teardown(struct kscale_run *run)
 	for (i = 0; i < run->nr_threads; i++)
 		ops += run->threads[i].ops;
 	if (counter_value(c) != (c->kind == SPINLOCK || c->kind == QSPINLOCK ||
-				 c->kind == DECB_SPINLOCK ?
+				 c->kind == DECB_SPINLOCK ||
+				 c->kind == IA64_SPINLOCK ?
 				 ops : ops & 0xffffffffUL))
 		kscale_fail(run, "counter is %lu after %lu increments",
 			    counter_value(c), ops);
@@ -184,7 +205,8 @@ static const struct kscale_workload workloads[] = {
 };
 
 static const enum counter_kind kinds[] = {
-	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, PERCPU,
+	ATOMIC, ADD_UNLESS, SPINLOCK, QSPINLOCK, DECB_SPINLOCK, IA64_SPINLOCK,
+	PERCPU,
 };
 
 /*
@@ -206,6 +228,9 @@ KSCALE_VARIANT_TABLE(primitives_variants,
 	{ "decb_spinlock", "++ under one byte spinlock (lock; decb, x86 before "
 			   "2.6.25)", &kinds[DECB_SPINLOCK],
 	  .kernel = "2.6.22" },
+	{ "ia64_spinlock", "++ under one ia64 spinlock (2.6.7: cmpxchg4.acq, "
+			   "then ld4 until free)", &kinds[IA64_SPINLOCK],
+	  .kernel = "2.6.7" },
 	{ "percpu", "this_cpu_inc() on the thread's own per-CPU slot",
 	  &kinds[PERCPU], .kernel = "2.6.26" },
 );

@@ -89,6 +89,16 @@ static void fault_range(const struct shmem_fault_ops *ops, struct file *f,
 	}
 }
 
+/* Before a row's ops are called alone: its kernel's locks. */
+static void row_locks(const struct shmem_fault_ops *ops)
+{
+	const struct kscale_variant *v;
+
+	for_each_variant_row(v, &shmem_fault_variants)
+		if (v->ops == ops)
+			kscale_variant_locks(v);
+}
+
 static void test_pages_read_back_zero_and_books_balance(void **state)
 {
 	const struct shmem_fault_ops *ops;
@@ -130,6 +140,7 @@ static void test_page_size_16k(void **state)
 	struct file *f;
 	unsigned long idx;
 
+	row_locks(ops);
 	for (shift = 14; shift >= 12; shift -= 2) {
 		shmem_fault_page_shift(shift);
 		ops->shm_mount(0);
@@ -612,6 +623,32 @@ static void test_stat_lock_takes_per_variant(void **state)
 }
 
 /*
+ * Each row's locks are its kernel's (lib/kernel/kernel_locks.c): the
+ * 2.6.7 and 2.6.9 rows', the seed's Altix kernels, ia64's cmpxchg lock,
+ * today's the queued spinlock; a take of the object's info->lock sets
+ * that lock's word.
+ */
+static void test_locks_are_the_rows_kernels(void **state)
+{
+	const struct shmem_fault_ops *ops;
+	struct shmem_stats st;
+	struct file *file;
+	struct page *page;
+	int i;
+
+	for_each_variant(ops, i, &shmem_fault_variants) {
+		ops->shm_mount(0);
+		file = ops->shmem_zero_setup(PAGES);
+		assert_int_equal(ops->shmem_fault(file, 0, &page), 0);
+		ops->shmem_stats(file, &st);
+		assert_int_equal(st.lock_kind,
+				 ops == &shmem_fault_upstream ? SPIN_QUEUED :
+				 SPIN_IA64);
+		ops->fput(file);
+	}
+}
+
+/*
  * Each kernel's pcp sizes: 2.6.7's free_area_init_core() (batch capped
  * at 256 KiB / 4, low 2 * batch, high 6 * batch), today's
  * zone_batchsize() (1 MiB / 4, then 2^n - 1) with high at batch << 2.
@@ -621,7 +658,9 @@ static void test_pcp_sizes(void **state)
 	int batch, low, high;
 
 	shmem_fault_page_shift(14);
+	row_locks(&shmem_fault_stat_lock);
 	shmem_fault_stat_lock.shm_mount(0);
+	row_locks(&shmem_fault_upstream);
 	shmem_fault_upstream.shm_mount(0);
 	mm_2_6_7_pcp_sizes(&batch, &low, &high);
 	assert_int_equal(batch, 4);
@@ -631,7 +670,9 @@ static void test_pcp_sizes(void **state)
 	assert_int_equal(batch, 15);
 	assert_int_equal(high, 60);
 	shmem_fault_page_shift(12);
+	row_locks(&shmem_fault_stat_lock);
 	shmem_fault_stat_lock.shm_mount(0);
+	row_locks(&shmem_fault_upstream);
 	shmem_fault_upstream.shm_mount(0);
 	mm_2_6_7_pcp_sizes(&batch, &low, &high);
 	assert_int_equal(batch, 16);
@@ -926,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_free_path_races_allocation),
 		cmocka_unit_test(test_free_path_sections_race_the_charge_side),
 		cmocka_unit_test(test_free_block_races_charges_on_one_inode),
+		cmocka_unit_test(test_locks_are_the_rows_kernels),
 		cmocka_unit_test(test_pcp_sizes),
 		cmocka_unit_test(test_allocator_locks_per_fault),
 		cmocka_unit_test(test_anon_faults_once_and_frees_every_page),

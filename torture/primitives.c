@@ -23,8 +23,8 @@
 #define RCU_DEAD	0xdeadbeefu
 
 enum prim {
-	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, MUTEX, ATOMIC,
-	PERCPU, RCU, NR_PRIMS
+	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, IA64_SPINLOCK,
+	MUTEX, ATOMIC, PERCPU, RCU, NR_PRIMS
 };
 
 struct rcu_obj {
@@ -48,11 +48,11 @@ static struct {
 } p;
 
 static const enum prim prims[NR_PRIMS] = {
-	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, MUTEX, ATOMIC,
-	PERCPU, RCU,
+	SPINLOCK, QSPINLOCK, QSPINLOCK_V4_6, DECB_SPINLOCK, IA64_SPINLOCK,
+	MUTEX, ATOMIC, PERCPU, RCU,
 };
 
-/* The four spinlocks: spinlock_t, its kind its row's kernel's. */
+/* The five spinlocks: spinlock_t, its kind its row's kernel's. */
 static const struct kscale_variant prim_rows[] = {
 	{ "spinlock", "the ticket spinlock_t", &prims[SPINLOCK],
 	  .kernel = "2.6.26" },
@@ -60,8 +60,10 @@ static const struct kscale_variant prim_rows[] = {
 	  .kernel = "6.18" },
 	{ "qspinlock_v4_6", "v4.6's queued spinlock",
 	  &prims[QSPINLOCK_V4_6], .kernel = "4.6" },
-	{ "decb_spinlock", "2.6.7's byte spinlock (lock; decb)",
-	  &prims[DECB_SPINLOCK], .kernel = "2.6.7" },
+	{ "decb_spinlock", "x86's byte spinlock before 2.6.25 (lock; decb)",
+	  &prims[DECB_SPINLOCK], .kernel = "2.6.22" },
+	{ "ia64_spinlock", "2.6.7's ia64 spinlock (cmpxchg4.acq, ld4 spin)",
+	  &prims[IA64_SPINLOCK], .kernel = "2.6.7" },
 	{ "mutex", "struct mutex on the model scheduler", &prims[MUTEX],
 	  .kernel = "2.6.26" },
 	{ "atomic", "atomic_t counts", &prims[ATOMIC], .kernel = "2.6.26" },
@@ -125,6 +127,7 @@ static bool prim_lock(void)
 	case QSPINLOCK:
 	case QSPINLOCK_V4_6:
 	case DECB_SPINLOCK:
+	case IA64_SPINLOCK:
 		if (try)
 			return spin_trylock(&p.spin);
 		spin_lock(&p.spin);
@@ -142,6 +145,7 @@ static void prim_unlock(void)
 	case QSPINLOCK:
 	case QSPINLOCK_V4_6:
 	case DECB_SPINLOCK:
+	case IA64_SPINLOCK:
 		spin_unlock(&p.spin);
 		break;
 	default:
@@ -288,7 +292,7 @@ static void prim_stats(char *buf, size_t len)
 {
 	if (p.prim == RCU)
 		snprintf(buf, len, "Retired: %lu Freed: %lu", p.retired, p.freed);
-	else if (p.prim <= DECB_SPINLOCK)
+	else if (p.prim <= IA64_SPINLOCK)
 		snprintf(buf, len, "Trylock fails: %lu", p.trylock_fails);
 }
 

@@ -21,7 +21,7 @@
  * run's set-up before its threads start; it allocates nothing and costs
  * nothing with --profile off.
  *
- * The primitives account themselves: spin_lock() (ticket and decb),
+ * The primitives account themselves: spin_lock() (every kind),
  * struct mutex, the rwsem models through struct rwsem_ops and
  * real_lookup's i_rwsem.  A plain shared atomic's line is counted where
  * the model touches it: lockstat_visit(&mnt->__mnt_writers).  For each
@@ -77,7 +77,7 @@
 #define LOCKSTAT_PER_NODE	(1U << 2)
 #define LOCKSTAT_PER_CPU	(1U << 3)
 
-#define LOCKSTAT_SPIN		0U	/* spinlock_t, decb_spinlock_t */
+#define LOCKSTAT_SPIN		0U	/* spinlock_t, or one kind's type */
 #define LOCKSTAT_LINE		0U	/* an atomic's line: lockstat_visit() */
 #define LOCKSTAT_MUTEX		LOCKSTAT_SLEEPS
 #define LOCKSTAT_RWSEM		(LOCKSTAT_SLEEPS | LOCKSTAT_RW)
@@ -107,6 +107,16 @@ struct lockstat_state {
 extern struct lockstat_state lockstat;
 
 struct lockstat_held;
+
+/*
+ * CONFIG_LOCK_STAT's counts for one lock, kept by its taker and counted
+ * once the lock is released (spin_unlock_account(), spinlock.h).
+ */
+struct lock_class_stats {
+	unsigned long acquisitions;
+	unsigned long contentions;
+	uint64_t waittime;		/* cycles, waits only */
+};
 
 /* The hooks: out of line, called with lockstat_hooked() only. */
 struct lockstat_held *lock_acquire(const void *lock, bool read);

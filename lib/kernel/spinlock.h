@@ -6,6 +6,8 @@
  *    __ticket_spin_lock): FIFO, one cache line bounced between waiters;
  *  - the byte lock before it (spinlock_decb.h: `lock; decb`, 2.6.24 and
  *    older);
+ *  - ia64's cmpxchg lock of 2.6.7 (spinlock_ia64.h), for the kernels the
+ *    models follow as the seed's Altix ran them;
  *  - the queued spinlock of 4.2 on (qspinlock.h), as v4.6 or 6.18 have it.
  * Each lock carries its kind, set by spin_lock_init() from
  * spin_lock_init_kind: the kind of the model variant being set up, which
@@ -33,6 +35,7 @@
 #include "qspinlock.h"
 #include "sched.h"
 #include "spinlock_decb.h"
+#include "spinlock_ia64.h"
 #include "tsc.h"
 
 enum spin_lock_kind {
@@ -40,6 +43,7 @@ enum spin_lock_kind {
 	SPIN_DECB,		/* up to 2.6.24 */
 	SPIN_QUEUED_V4_6,	/* 4.2 on, v4.6's slow path */
 	SPIN_QUEUED,		/* 6.18's */
+	SPIN_IA64,		/* ia64's, 2.6.7 */
 	NR_SPIN_LOCK_KINDS
 };
 
@@ -52,6 +56,7 @@ typedef struct {
 			uint16_t tail;	/* next ticket to hand out */
 		} tickets;
 		decb_spinlock_t decb;
+		ia64_spinlock_t ia64;
 		arch_spinlock_t q;
 	};
 	uint8_t kind;		/* enum spin_lock_kind, set at init */
@@ -65,14 +70,17 @@ extern enum spin_lock_kind spin_lock_init_kind;
 
 /*
  * A kernel's lock: "ticket", "decb", "qspinlock-v4.6", "qspinlock-6.18",
- * or NULL for a kind out of range.
+ * "ia64", or NULL for a kind out of range.
  */
 const char *spin_lock_kind_name(enum spin_lock_kind kind);
 
-/* The kernel version's x86 spinlock, or -1 for a version not listed. */
+/* The kernel version's spinlock, or -1 for a version not listed. */
 int spin_lock_kind_of(const char *kernel);
 
 void __ticket_spin_wait(spinlock_t *lock, uint16_t ticket);
+
+/* spin_lock_account() of a kind it cannot time: one line, abort(). */
+void __attribute__((noreturn)) spin_lock_account_bug(int kind);
 
 static inline void spin_lock_init(spinlock_t *lock)
 {
@@ -80,7 +88,7 @@ static inline void spin_lock_init(spinlock_t *lock)
 	if (lock->kind == SPIN_DECB)
 		decb_spin_lock_init(&lock->decb);
 	else
-		WRITE_ONCE(lock->head_tail, 0);
+		WRITE_ONCE(lock->head_tail, 0);	/* ia64's free word */
 }
 
 static inline void __ticket_spin_lock(spinlock_t *lock)
@@ -126,6 +134,9 @@ static inline void spin_lock(spinlock_t *lock)
 	case SPIN_DECB:
 		decb_spin_lock(&lock->decb);
 		break;
+	case SPIN_IA64:
+		ia64_spin_lock(&lock->ia64);
+		break;
 	default:
 		qspin_lock(&lock->q, lock->kind == SPIN_QUEUED_V4_6);
 	}
@@ -135,6 +146,8 @@ static inline bool spin_trylock(spinlock_t *lock)
 {
 	if (lock->kind == SPIN_DECB)
 		return decb_spin_trylock(&lock->decb);
+	if (lock->kind == SPIN_IA64)
+		return ia64_spin_trylock(&lock->ia64);
 	if (lock->kind != SPIN_TICKET)
 		return qspin_trylock(&lock->q);
 	preempt_disable();
@@ -158,6 +171,9 @@ static inline void spin_unlock(spinlock_t *lock)
 	case SPIN_DECB:
 		decb_spin_unlock(&lock->decb);
 		break;
+	case SPIN_IA64:
+		ia64_spin_unlock(&lock->ia64);
+		break;
 	default:
 		qspin_unlock(&lock->q);
 	}
@@ -169,6 +185,8 @@ static inline bool spin_is_locked(spinlock_t *lock)
 
 	if (lock->kind == SPIN_DECB)
 		return decb_spin_is_locked(&lock->decb);
+	if (lock->kind == SPIN_IA64)
+		return ia64_spin_is_locked(&lock->ia64);
 	if (lock->kind != SPIN_TICKET)
 		return queued_spin_is_locked(&lock->q);
 	v = READ_ONCE(lock->head_tail);
@@ -188,6 +206,39 @@ static inline bool spin_value_unlocked(const spinlock_t *lock, uint32_t val)
 		return (signed char)val > 0;
 	default:
 		return !val;
+	}
+}
+
+/*
+ * spin_lock() whose acquisition is to be counted (CONFIG_LOCK_STAT's
+ * counts, shmem_fault's stat_lock): pass what it returns to
+ * spin_unlock_account(), which counts it once the lock is released.
+ * CONFIG_LOCK_STAT counts inside the section; here the holder pays
+ * nothing for it, as a variant that never takes the lock pays nothing.
+ * The wait is timed to the read that saw the lock free before the retry
+ * that took it, which only the locks whose waiters retry have (decb,
+ * ia64): a queued lock's waiter holds it when its wait ends, and taking
+ * one here is a bug, said and aborted.
+ */
+static inline uint64_t spin_lock_account(spinlock_t *lock)
+{
+	if (lock->kind == SPIN_IA64)
+		return ia64_spin_lock_account(&lock->ia64);
+	if (lock->kind != SPIN_DECB)
+		spin_lock_account_bug(lock->kind);
+	return decb_spin_lock_account(&lock->decb);
+}
+
+/* spin_unlock(), then the acquisition counted into *stats. */
+static inline void spin_unlock_account(spinlock_t *lock,
+				       struct lock_class_stats *stats,
+				       uint64_t wait)
+{
+	spin_unlock(lock);
+	stats->acquisitions++;
+	if (wait) {
+		stats->contentions++;
+		stats->waittime += wait;
 	}
 }
 

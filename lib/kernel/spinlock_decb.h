@@ -4,8 +4,8 @@
  * spin_lock_string): one byte, 1 when free.  `lock; decb` takes it; a
  * waiter spins reading the byte (`rep; nop; cmpb $0`) until it is
  * positive again, then retries the decb.  Unlock stores 1.  Not FIFO:
- * whichever waiter's decb lands first after the store wins.  The 2.6.7
- * models use it under the kernel's names (see their files).
+ * whichever waiter's decb lands first after the store wins.  The
+ * kernels before 2.6.25 on x86 spun on it (kernel_locks.c).
  *
  * Like spin_lock(), it disables preemption first.
  */
@@ -52,13 +52,6 @@ static inline void __decb_spin_wait(decb_spinlock_t *lock)
 	} while (!__decb_try(lock));
 }
 
-/* CONFIG_LOCK_STAT's counts for one lock, kept by its taker. */
-struct lock_class_stats {
-	unsigned long acquisitions;
-	unsigned long contentions;
-	uint64_t waittime;		/* cycles, waits only */
-};
-
 /*
  * The slow path timed: from the failed decb to the read that saw the
  * byte free before the decb that took it, so that no rdtsc runs with
@@ -79,13 +72,7 @@ static inline uint64_t __decb_spin_lock_timed(decb_spinlock_t *lock)
 	return t1 > t0 ? t1 - t0 : 1;
 }
 
-/*
- * decb_spin_lock() whose acquisition is to be counted: pass what it
- * returns to decb_spin_unlock_account(), which counts it once the lock
- * is released.  CONFIG_LOCK_STAT counts inside the section; here the
- * holder pays nothing for it, as a variant that never takes the lock
- * pays nothing.
- */
+/* decb_spin_lock() whose acquisition is counted: spinlock.h's account. */
 static inline uint64_t decb_spin_lock_account(decb_spinlock_t *lock)
 {
 	uint64_t wait;
@@ -126,19 +113,6 @@ static inline void decb_spin_unlock(decb_spinlock_t *lock)
 	__atomic_store_n(&lock->slock, 1, __ATOMIC_RELEASE);
 	lockstat_released();
 	preempt_enable();
-}
-
-/* decb_spin_unlock(), then the acquisition counted into *stats. */
-static inline void decb_spin_unlock_account(decb_spinlock_t *lock,
-					    struct lock_class_stats *stats,
-					    uint64_t wait)
-{
-	decb_spin_unlock(lock);
-	stats->acquisitions++;
-	if (wait) {
-		stats->contentions++;
-		stats->waittime += wait;
-	}
 }
 
 static inline bool decb_spin_is_locked(decb_spinlock_t *lock)

@@ -52,18 +52,18 @@
  * truncation's lookup reference is the same one) and the lru_add
  * pagevec's; the fault's and the PTE's are not (munmap's release of them
  * is never the last, so never reaches lru_lock).
+ *
+ * zone->lock and lru_lock are spinlock_t, of the row's kernel: ia64's for
+ * 2.6.7 and 2.6.9 (lib/kernel/kernel_locks.c), given again at every mount
+ * (mm_2_6_7_init()), the zones being kept across runs.
  */
 #include <stdlib.h>
 
 #include "../../lib/kernel/lockstat.h"
 #include "../../lib/kernel/percpu.h"
-#include "../../lib/kernel/spinlock_decb.h"
+#include "../../lib/kernel/spinlock.h"
 #include "mm_2_6_7.h"
 
-#define spinlock_t		decb_spinlock_t
-#define spin_lock_init		decb_spin_lock_init
-#define spin_lock		decb_spin_lock
-#define spin_unlock		decb_spin_unlock
 /* the model has no interrupts: a lock's own exclusion is enough */
 #define spin_lock_irq		spin_lock
 #define spin_unlock_irq		spin_unlock
@@ -168,11 +168,11 @@ void mm_2_6_7_init(void)
 			zone = kzalloc_node(sizeof(*zone), node);
 			zone->node = node;
 			zone->pageset = alloc_percpu(struct per_cpu_pageset);
-			spin_lock_init(&zone->lock);
-			spin_lock_init(&zone->lru_lock);
 			zone_empty(zone);
 			node_zones[node] = zone;
 		}
+		spin_lock_init(&zone->lock);
+		spin_lock_init(&zone->lru_lock);
 		zone->present_pages = ZONE_PRESENT_BYTES / PAGE_SIZE;
 		zone_pcp_init(zone);
 		/* free_pages and the free list's head share the lock's line */

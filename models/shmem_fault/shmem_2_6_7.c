@@ -32,48 +32,26 @@
 #include <string.h>
 
 #include "../../lib/kernel/atomic.h"
-#include "../../lib/kernel/spinlock_decb.h"
+#include "../../lib/kernel/spinlock.h"
 #include "mm_2_6_7.h"
 #include "shmem_fault.h"
 
 /*
- * 2.6.7's x86 spinlock was the byte lock (spinlock_decb.h), not the ticket
- * lock of 2.6.25+: this file (and mm_2_6_7.c) keeps the kernel's names for
- * it, and the variants' rows name kernel 2.6.7, whose lock is decb
- * (lib/kernel/kernel_locks.c).
+ * The seed ran 2.6.7 on ia64 (the Altix), and its locks are ia64's: the
+ * variants' rows name kernels 2.6.7 and 2.6.9, whose spinlock_t is
+ * ia64's cmpxchg lock (lib/kernel/kernel_locks.c, spinlock_ia64.h), as
+ * are mm_2_6_7.c's.  Its waiters retry as x86's byte lock of 2.6.7 did,
+ * but no count of waiters is kept in the word: the 256P and 512P runs'
+ * hundreds of CPUs on the one stat_lock (configs/at-scale-002.conf) never
+ * let a second holder in, as x86's byte would past 128.
  *
- * The seed ran on ia64 (the Altix).  There 2.6.7's _raw_spin_lock is
- * `cmpxchg4.acq` 0 -> 1 on a 32-bit word; on failure
- * ia64_spinlock_contention (arch/ia64/kernel/head.S) spins on `ld4` with
- * `hint @pause` until the word is 0, then retries the cmpxchg; unlock is
- * a plain store of 0 (include/asm-ia64/spinlock.h; read at 2.6.12-rc2,
- * git's first tree, 2.6.7 being older).  That is the same
- * test-and-test-and-set hand-off as decb: no order among the waiters,
- * whichever retry lands first after the store wins.  It differs in one
- * thing: a failed decb leaves its -1 in the byte until the next unlock
- * stores 1, so past 128 failed decbs between two releases the byte wraps
- * to positive and the next decb takes a held lock; a failed cmpxchg
- * writes nothing, and ia64's word never wraps.
- *
- * Departure: the 256P and 512P Altix runs (configs/at-scale-002.conf,
- * `--cpus` up to 256 and 512) put every CPU's faults on the one
- * superblock stat_lock (variant stat_lock): more than 128 CPUs can
- * arrive while it is held, each arrival's failed decb adds its -1, and
- * the byte can wrap there, letting a second holder in, which the
- * Altix's lock never did.  Below 130 contending CPUs the two hand over
- * alike.
- */
-#define spinlock_t		decb_spinlock_t
-#define spin_lock_init		decb_spin_lock_init
-#define spin_lock		decb_spin_lock
-#define spin_unlock		decb_spin_unlock
-/*
  * stat_lock's takes are counted into stat_lock_stat once it is released
- * (spinlock_decb.h): no variant's section pays for the statistics.
+ * (spin_lock_account(), spinlock.h): no variant's section pays for the
+ * statistics.  The macro is spinlock.h's function with this file's
+ * statistics.
  */
-#define spin_lock_account	decb_spin_lock_account
 #define spin_unlock_account(lock, wait) \
-	decb_spin_unlock_account(lock, &stat_lock_stat, wait)
+	spin_unlock_account(lock, &stat_lock_stat, wait)
 
 __thread struct lock_class_stats stat_lock_stat;
 
@@ -746,6 +724,7 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 	st->i_blocks = inode->i_blocks;
 	st->nrpages = inode->i_mapping->nrpages;
 	st->index_pages = SHMEM_I(inode)->nr_index_pages;
+	st->lock_kind = SHMEM_I(inode)->lock.kind;
 }
 
 #define SHMEM_2_6_OPS(mount)				\

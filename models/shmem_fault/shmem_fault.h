@@ -14,7 +14,7 @@
 #include "../../lib/harness/variant.h"
 #include "../../lib/kernel/delay.h"
 #include "../../lib/kernel/page_alloc.h"
-#include "../../lib/kernel/spinlock_decb.h"
+#include "../../lib/kernel/lockstat.h"
 
 /* 2.6.7 include/linux/shmem_fs.h: PAGE_CACHE_SIZE / 512 */
 #define BLOCKS_PER_PAGE	(MM_PAGE_SIZE / 512)
@@ -32,6 +32,7 @@ struct shmem_stats {
 	unsigned long i_blocks;		/* the inode's 512-byte blocks */
 	unsigned long nrpages;		/* data pages in the page cache */
 	unsigned long index_pages;	/* swap-vector pages (2.6.7 only) */
+	int lock_kind;			/* info->lock's (spinlock.h) */
 };
 
 struct shmem_fault_ops {

@@ -254,6 +254,7 @@ static void shmem_stats(struct file *file, struct shmem_stats *st)
 	st->inode_books = true;
 	st->i_blocks = inode->i_blocks;
 	st->nrpages = inode->i_mapping->nrpages;
+	st->lock_kind = SHMEM_I(inode)->lock.kind;
 }
 
 const struct shmem_fault_ops shmem_fault_upstream = {
