@@ -107,23 +107,39 @@ static long model_fault_round(struct kscale_round *r)
 }
 
 /*
+ * The real pass's ns a page less the model's, on today's upstream mount
+ * at the host's page size; both recorded as kscale_real_WHAT_ns and
+ * kscale_model_WHAT_ns.
+ */
+static int measure_less(kscale_round_fn *real, kscale_round_fn *model,
+			void *model_arg, const char *what, double *ns,
+			char *err, size_t len)
+{
+	double real_ns, model_ns;
+	char name[64];
+
+	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
+	shmem_fault_upstream.shm_mount(0);
+	if (kscale_calibrate_less(real, NULL, model, model_arg, ns, &real_ns,
+				  &model_ns, err, len))
+		return -1;
+	snprintf(name, sizeof(name), "real_%s_ns", what);
+	kscale_add_context(name, "%.0f", real_ns);
+	snprintf(name, sizeof(name), "model_%s_ns", what);
+	kscale_add_context(name, "%.0f", model_ns);
+	return 0;
+}
+
+/*
  * --fault-work-ns=auto: what a real shared /dev/zero fault costs beyond
  * today's shmem path, i.e. the trap, page-table walk, PTE installation,
  * memcg charge and the rest the models leave out.
  */
 static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 {
-	double real_ns, model_ns;
-
-	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
-	shmem_fault_upstream.shm_mount(0);
-	if (kscale_calibrate_less(real_fault_round, NULL, model_fault_round,
-				  (void *)&shmem_fault_upstream, ns, &real_ns,
-				  &model_ns, err, len))
-		return -1;
-	kscale_add_context("real_fault_ns", "%.0f", real_ns);
-	kscale_add_context("model_fault_ns", "%.0f", model_ns);
-	return 0;
+	return measure_less(real_fault_round, model_fault_round,
+			    (void *)&shmem_fault_upstream, "fault", ns, err,
+			    len);
 }
 
 /* page_fault1's pass in the running kernel: private anonymous memory. */
@@ -167,16 +183,8 @@ static long model_anon_round(struct kscale_round *r)
  */
 static int measure_anon_work(void *arg, double *ns, char *err, size_t len)
 {
-	double real_ns, model_ns;
-
-	shmem_fault_page_shift(PAGE_SHIFT);	/* the host's, as real's */
-	shmem_fault_upstream.shm_mount(0);
-	if (kscale_calibrate_less(real_anon_round, NULL, model_anon_round,
-				  NULL, ns, &real_ns, &model_ns, err, len))
-		return -1;
-	kscale_add_context("real_anon_fault_ns", "%.0f", real_ns);
-	kscale_add_context("model_anon_fault_ns", "%.0f", model_ns);
-	return 0;
+	return measure_less(real_anon_round, model_anon_round, NULL,
+			    "anon_fault", ns, err, len);
 }
 
 int shmem_fault_init(const struct kscale_options *o, char *err, size_t len)
