@@ -77,14 +77,14 @@ const struct fault_kind real_private_kind = {
 };
 
 /*
- * Calibration: --fault-work-ns=auto.  One pass of the real fault loop:
- * map, touch every page, unmap.
+ * Calibration: --fault-work-ns=auto and --anon-work-ns=auto.  One pass
+ * of a real fault loop over an mmap of FLAGS on FD: map, touch every
+ * page, unmap.
  */
-static long real_fault_round(struct kscale_round *r)
+static long real_pass(int flags, int fd)
 {
 	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
-	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 devzero, 0);
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
 	long i;
 
 	if (map == MAP_FAILED)
@@ -92,6 +92,12 @@ static long real_fault_round(struct kscale_round *r)
 	for (i = 0; i < CALIBRATION_PAGES; i++)
 		((volatile char *)map)[i * PAGE_SIZE] = 1;
 	return munmap(map, len) ? -1 : CALIBRATION_PAGES;
+}
+
+/* /dev/zero's shared mapping: a shmem fault a page. */
+static long real_fault_round(struct kscale_round *r)
+{
+	return real_pass(MAP_SHARED, devzero);
 }
 
 /* The same pass through the upstream model's shmem path. */
@@ -145,16 +151,7 @@ static int measure_fault_work(void *arg, double *ns, char *err, size_t len)
 /* page_fault1's pass in the running kernel: private anonymous memory. */
 static long real_anon_round(struct kscale_round *r)
 {
-	size_t len = CALIBRATION_PAGES * PAGE_SIZE;
-	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long i;
-
-	if (map == MAP_FAILED)
-		return -1;
-	for (i = 0; i < CALIBRATION_PAGES; i++)
-		((volatile char *)map)[i * PAGE_SIZE] = 1;
-	return munmap(map, len) ? -1 : CALIBRATION_PAGES;
+	return real_pass(MAP_PRIVATE | MAP_ANONYMOUS, -1);
 }
 
 /* The same pass through the model's anonymous path (anon.c). */
