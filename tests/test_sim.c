@@ -14,6 +14,7 @@
  * blocks, two hardware threads of a core share it, the same seed gives
  * the same run, and a migrated task's clock never runs backwards.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +30,7 @@
 #include "../lib/kernel/percpu.h"
 #include "../lib/kernel/sched.h"
 #include "../lib/kernel/spinlock.h"
+#include "../lib/sim/machine.h"
 #include "../lib/sim/sim.h"
 #include "../lib/sys/clock.h"
 #include "helpers.h"
@@ -844,6 +846,54 @@ static void test_migration_keeps_the_task_clock(void **state)
 	sim_exit();
 }
 
+#ifndef __SANITIZE_ADDRESS__
+/*
+ * lib/sim/heap.c: whatever was allocated and freed before, an allocation
+ * starts a line of the longest a machine may have and no other shares
+ * it; realloc() keeps the contents.  (AddressSanitizer's build keeps its
+ * own malloc().)
+ */
+static void test_allocations_share_no_line(void **state)
+{
+	const uintptr_t line = SIM_LINE_BYTES_MAX;
+	size_t size[48];
+	char *p[48], *q;
+	void *r = NULL;
+	int i, j;
+
+	for (i = 0; i < 48; i++) {
+		size[i] = 1 + i * 37 % 700;
+		p[i] = i % 3 ? malloc(size[i]) : calloc(1, size[i]);
+		assert_non_null(p[i]);
+		if (i % 3 == 0)
+			assert_int_equal(p[i][0] | p[i][size[i] - 1], 0);
+		if (i % 4 == 3) {
+			free(p[i - 2]);
+			p[i - 2] = NULL;
+		}
+	}
+	for (i = 0; i < 48; i++)
+		for (j = 0; p[i] && j < 48; j++)
+			if (j != i && p[j])
+				assert_true((uintptr_t)p[j] / line >
+					    (uintptr_t)(p[i] + size[i] - 1) / line ||
+					    (uintptr_t)(p[j] + size[j] - 1) / line <
+					    (uintptr_t)p[i] / line);
+	strcpy(p[0], "kept");
+	q = realloc(p[0], 3 * line);
+	assert_non_null(q);
+	assert_int_equal((uintptr_t)q % line, 0);
+	assert_string_equal(q, "kept");
+	p[0] = q;
+	assert_int_equal(posix_memalign(&r, 4096, 10), 0);
+	assert_int_equal((uintptr_t)r % 4096, 0);
+	free(r);
+	assert_int_equal(posix_memalign(&r, 24, 10), EINVAL);
+	for (i = 0; i < 48; i++)
+		free(p[i]);
+}
+#endif
+
 /* The same seed, the same run to the operation; another seed, another. */
 static void test_same_seed_same_run(void **state)
 {
@@ -878,6 +928,9 @@ int main(void)
 		cmocka_unit_test(test_code_costs_its_blocks),
 		cmocka_unit_test(test_smt_siblings_share_a_core),
 		cmocka_unit_test(test_same_seed_same_run),
+#ifndef __SANITIZE_ADDRESS__
+		cmocka_unit_test(test_allocations_share_no_line),
+#endif
 		cmocka_unit_test(test_migration_keeps_the_task_clock),
 	};
 

@@ -32,7 +32,7 @@ static const struct key keys[] = {
 	INT(cpus, 1, SIM_MAX_CPUS),
 	INT(nodes, 1, SIM_MAX_NODES),
 	INT(threads_per_core, 1, 8),
-	INT(line_bytes, 16, 512),
+	INT(line_bytes, 16, SIM_LINE_BYTES_MAX),
 	NUM(ghz, 0.01, 100),
 	NUM(hit_ns, 0, 1000),
 	NONE(line_ns_smt, 0, 100000),

@@ -11,6 +11,7 @@
 #define SIM_MAX_CPUS	1024
 #define SIM_MAX_NODES	256
 #define SIM_WAKE_POINTS	8
+#define SIM_LINE_BYTES_MAX 512	/* the longest line a machine file may name */
 
 struct sim_machine {
 	char name[64];

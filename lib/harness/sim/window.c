@@ -178,12 +178,6 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 {
 	struct kscale_bench *b = arg;
 
-	/*
-	 * Thread 0 sets the run up once every host thread has started: their
-	 * start-up's allocations would otherwise interleave with the
-	 * model's, and move its memory from one invocation to the next.
-	 */
-	pthread_barrier_wait(&b->threads_met);
 	if (thread == 0) {
 		b->started = run_prepare(b);
 		if (b->started) {
