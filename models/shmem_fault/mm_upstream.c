@@ -177,21 +177,20 @@ void mm_upstream_init(void)
 			zone->node = node;
 			zone->per_cpu_pageset =
 				alloc_percpu(struct per_cpu_pages);
-			spin_lock_init(&zone->lock);
-			spin_lock_init(&pgdat->__lruvec.lru_lock);
-			for_each_possible_cpu(cpu)
-				spin_lock_init(&per_cpu_ptr(
-					zone->per_cpu_pageset, cpu)->lock);
 			pgdat_empty(pgdat);
 			node_data[node] = pgdat;
 		}
+		/* each mount's: the kind of the variant being set up */
 		zone = &pgdat->node_zones[0];
+		spin_lock_init(&zone->lock);
+		spin_lock_init(&pgdat->__lruvec.lru_lock);
 		zone->managed_pages = ZONE_MANAGED_BYTES / PAGE_SIZE;
 		batch = zone_batchsize(zone);
 		for_each_possible_cpu(cpu) {
 			struct per_cpu_pages *pcp =
 				per_cpu_ptr(zone->per_cpu_pageset, cpu);
 
+			spin_lock_init(&pcp->lock);
 			pcp->batch = batch;
 			pcp->high = batch << 2;
 			/* count and the list heads share the lock's line */
@@ -225,11 +224,21 @@ void mm_upstream_set_batch(int pcp_batch, int pcp_high, int lru_add_size)
 		lru_add_batch = lru_add_size;
 }
 
+static void lock_kind_agrees(struct mm_upstream_stats *st,
+			     const spinlock_t *lock)
+{
+	if (st->lock_kind == NR_SPIN_LOCK_KINDS)
+		st->lock_kind = lock->kind;
+	else if (lock->kind != st->lock_kind)
+		st->lock_kind = -1;
+}
+
 void mm_upstream_stats(struct mm_upstream_stats *st)
 {
 	int node, cpu;
 
 	memset(st, 0, sizeof(*st));
+	st->lock_kind = NR_SPIN_LOCK_KINDS;	/* none seen yet */
 	for_each_online_node(node) {
 		struct pglist_data *pgdat = NODE_DATA(node);
 		struct zone *zone = &pgdat->node_zones[0];
@@ -237,9 +246,15 @@ void mm_upstream_stats(struct mm_upstream_stats *st)
 		st->present += zone->present_pages;
 		st->free += zone->nr_free;
 		st->lru += pgdat->__lruvec.nr_pages;
-		for_each_possible_cpu(cpu)
-			st->pcp += per_cpu_ptr(zone->per_cpu_pageset,
-					       cpu)->count;
+		lock_kind_agrees(st, &zone->lock);
+		lock_kind_agrees(st, &pgdat->__lruvec.lru_lock);
+		for_each_possible_cpu(cpu) {
+			struct per_cpu_pages *pcp =
+				per_cpu_ptr(zone->per_cpu_pageset, cpu);
+
+			st->pcp += pcp->count;
+			lock_kind_agrees(st, &pcp->lock);
+		}
 	}
 	for_each_possible_cpu(cpu)
 		st->lru_add += folio_batch_count(per_cpu_ptr(lru_add_fbatches,

@@ -80,6 +80,7 @@ struct mm_upstream_stats {
 	unsigned long pcp;	/* on the per-CPU lists */
 	unsigned long lru;	/* on the LRU lists */
 	unsigned long lru_add;	/* in the per-CPU folio_add_lru() batches */
+	int lock_kind;		/* every zone, LRU and pcp lock's, or -1 */
 };
 void mm_upstream_stats(struct mm_upstream_stats *st);
 
