@@ -304,6 +304,35 @@ static void test_wakeup_onto_busy_cpu_sets_need_resched(void **state)
 }
 
 /*
+ * A task alone on its CPU, spinning with preemption off, gets
+ * need_resched() once it has run a second alone (SCHED_LONE_NS, sched.c):
+ * the kernel's own threads would want the CPU by then; without them a
+ * spinner whose wake-up was lost (5.3's reader on a free rwsem whose
+ * handoff writer sleeps) spun for good.
+ */
+static void lone_spinner(struct test_thread *t)
+{
+	int *saw = t->arg;
+	double start = test_now_ms();
+
+	preempt_disable();
+	while (!need_resched() && !gave_up(start))
+		cpu_relax();
+	*saw = need_resched();
+	preempt_enable();
+	cond_resched();
+}
+
+static void test_lone_spinner_gets_need_resched(void **state)
+{
+	int saw = 0;
+
+	need_fifo();
+	test_race_tasks(1, 1, lone_spinner, &saw);
+	assert_int_equal(saw, 1);
+}
+
+/*
  * The store-buffering race of every sleep and wake-up: the sleeper sets
  * its state and then reads the condition, the waker sets the condition
  * and then reads the state (wake_up_process()).  Each needs a full
@@ -952,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_timer_sleep_lets_others_run_then_returns),
 		cmocka_unit_test(test_a_thousand_tasks_all_make_progress),
 		cmocka_unit_test(test_wakeup_onto_busy_cpu_sets_need_resched),
+		cmocka_unit_test(test_lone_spinner_gets_need_resched),
 		cmocka_unit_test(test_wakeup_races_no_sleeper_into_sleep),
 		cmocka_unit_test(test_scheduling_while_atomic_is_a_bug),
 		cmocka_unit_test(test_host_sleep_in_atomic_section_is_given_back),

@@ -104,40 +104,54 @@ void sched_init(void)
 	sched_set_slice_ns(0, 1);
 }
 
+/* A tick asleep for the old slice wakes to the new one. */
 void sched_set_slice_ns(uint64_t ns, int nr_cpus)
 {
+	int cpu;
+
 	WRITE_ONCE(sched_slice_ns, ns ? ns : sched_default_slice_ns(nr_cpus));
+	if (runqueues)
+		for_each_possible_cpu(cpu)
+			futex(&cpu_rq(cpu)->nr_running, FUTEX_WAKE, 1, NULL);
 }
 
 /*
  * scheduler_tick() as an hrtick: at the end of the running task's slice,
- * if others wait on this CPU, it must reschedule.  Asleep while at most
- * one task is runnable here.
+ * if others wait on this CPU, it must reschedule.  While at most one task
+ * is runnable here the tick sleeps SCHED_LONE_NS at a time (a second
+ * task's arrival wakes it, as does a new slice), and a task that has run
+ * alone that long gets need_resched too.  Departure: the kernel sets it
+ * only for another task, but its own threads want every CPU now and
+ * then (vmstat_update()'s kworker, every sysctl_stat_interval = HZ on a
+ * CPU whose counters moved, mm/vmstat.c); a model CPU has no such
+ * threads, and a spinner whose wake-up never comes would spin for good:
+ * 5.3's reader spinning on a free rwsem whose handoff writer sleeps,
+ * nothing else runnable on the reader's CPU (rwsem_v5_3.c).
  */
+#define SCHED_LONE_NS	1000000000ull
+
 static void *sched_tick(void *arg)
 {
 	struct rq *rq = arg;
-	uint64_t start, end;
+	uint64_t start, end, slice;
 	struct timespec t;
 	uint32_t nr;
 
 	for (;;) {
 		nr = __atomic_load_n(&rq->nr_running, __ATOMIC_ACQUIRE);
-		if (nr <= 1) {
-			futex(&rq->nr_running, FUTEX_WAIT_BITSET, nr, NULL);
-			continue;
-		}
 		start = __atomic_load_n(&rq->slice_start, __ATOMIC_ACQUIRE);
-		end = start + READ_ONCE(sched_slice_ns);
-		if (clock_ns() < end) {
-			ns_to_timespec(end, &t);
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
-			continue;
+		slice = nr > 1 ? READ_ONCE(sched_slice_ns) : SCHED_LONE_NS;
+		end = start + slice;
+		if (nr && clock_ns() >= end) {
+			if (__atomic_load_n(&rq->slice_start,
+					    __ATOMIC_ACQUIRE) == start)
+				WRITE_ONCE(rq->need_resched, 1);
+			end = clock_ns() + slice;
+		} else if (!nr) {
+			end = clock_ns() + slice;
 		}
-		if (__atomic_load_n(&rq->slice_start, __ATOMIC_ACQUIRE) == start)
-			WRITE_ONCE(rq->need_resched, 1);
-		ns_to_timespec(clock_ns() + READ_ONCE(sched_slice_ns), &t);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+		ns_to_timespec(end, &t);
+		futex(&rq->nr_running, FUTEX_WAIT_BITSET, nr, &t);
 	}
 	return NULL;
 }

@@ -17,8 +17,9 @@
  * Each CPU's struct rq counts the model tasks runnable there.  A wake-up
  * onto a CPU where a task runs sets that CPU's need_resched; so does the
  * tick (a thread per CPU above the tasks, as the timer interrupt is) once
- * the running task has had its slice with others waiting.  on_cpu is true
- * exactly while the task runs on its CPU.
+ * the running task has had its slice with others waiting, or a second
+ * alone (sched.c: the kernel's own threads, which a model CPU has not).
+ * on_cpu is true exactly while the task runs on its CPU.
  *
  * Departures: the host still takes the CPU for its interrupts and for a
  * higher-priority thread (the harness's controller), as interrupts take a

@@ -55,10 +55,20 @@
  *   rt_task() are false (the modelled tasks are CFS tasks).
  * - No signals: tasks wait TASK_UNINTERRUPTIBLE; the out_nolock paths
  *   are left out, as they are never taken.
- * - wait_lock is the row's kernel's spinlock (qspinlock-v4.6 for 5.3,
- *   lib/kernel/kernel_locks.c); raw_spin_lock_irq() turns preemption off,
- *   not interrupts; rcu_read_lock() is empty (task storage outlives the
- *   run, and spinning runs with preemption off).
+ * - wait_lock is the row's kernel's spinlock (6.18's queued spinlock's
+ *   slow path for 5.3, lib/kernel/kernel_locks.c); raw_spin_lock_irq()
+ *   turns preemption off, not interrupts; rcu_read_lock() is empty (task
+ *   storage outlives the run, and spinning runs with preemption off).
+ *
+ * 5.3's own window, kept: a reader that takes its bias back before it
+ * spins (rwsem_down_read_slowpath()) hides the last up_read() from the
+ * waiters, and if a writer set the handoff bit and sleeps, the reader
+ * spins on the free lock (no trylock passes the bit) until
+ * need_resched(); only when it queues does it wake the writer.  Found
+ * oversubscribed (16-32 fio threads on 2 CPUs, after v5.1's run): count
+ * WAITERS|HANDOFF, owner NULL, every other task asleep.  In the kernel
+ * another task wanting the CPU ends the spin; the model scheduler's tick
+ * does (lib/kernel/sched.c).
  * - A reader's spin is counted as a writer's is: spin_acquired,
  *   spin_abandoned and the queueing reasons (rwsem_profile.h) are both
  *   classes'; a reader that joins a reader phase after its spin counts
