@@ -287,7 +287,7 @@ static int save(char *err, size_t len)
 	FILE *f;
 	int i, bad;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", file.path, (int)getpid());
+	snprintf(tmp, sizeof(tmp), TMP_PATH_FMT, file.path, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {
 		snprintf(err, len, "--calibration=%s: cannot write %s: %s",

@@ -319,7 +319,7 @@ static char *redirect_out(struct kscale_options *o)
 	if (!o->out)
 		return NULL;
 	remove_dead_tmp(o->out);
-	if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0 ||
+	if (asprintf(&tmp, TMP_PATH_FMT, o->out, (int)getpid()) < 0 ||
 	    asprintf(&flag, "--benchmark_out=%s", tmp) < 0)
 		die(o->prog, "out of memory");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

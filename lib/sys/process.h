@@ -12,6 +12,14 @@
 int thread_as_process(void);
 
 /*
+ * The temp file "<path>.tmp.<pid>" a writer of path renames into place,
+ * the pid in ten digits: the name's length must not depend on the pid a
+ * run gets, as where a --sim run's memory lands follows the heap's
+ * history (real_lookup's dentry hash is of addresses).
+ */
+#define TMP_PATH_FMT "%s.tmp.%010d"
+
+/*
  * The temp files "<path>.tmp.<pid>" of writers of path that are gone (one
  * SIGKILLed between writing its temp file and renaming it) removed.
  */

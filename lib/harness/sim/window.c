@@ -178,6 +178,13 @@ void kscale_bench_thread(void *arg, int thread, struct kb_result *res)
 {
 	struct kscale_bench *b = arg;
 
+	/*
+	 * Thread 0 sets the run up once every host thread has started: their
+	 * start-up's allocations would otherwise interleave with the model's
+	 * and move it (lines are each allocation's own, heap.c, but
+	 * real_lookup's dentry hash is of addresses).
+	 */
+	pthread_barrier_wait(&b->threads_met);
 	if (thread == 0) {
 		b->started = run_prepare(b);
 		if (b->started) {
