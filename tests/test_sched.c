@@ -305,8 +305,8 @@ static void test_wakeup_onto_busy_cpu_sets_need_resched(void **state)
 
 /*
  * A task alone on its CPU, spinning with preemption off, gets
- * need_resched() once it has run a second alone (SCHED_LONE_NS, sched.c):
- * the kernel's own threads would want the CPU by then; without them a
+ * need_resched() once it has run sched_lone_ns alone (sched.h): the
+ * kernel's own threads would want the CPU by then; without them a
  * spinner whose wake-up was lost (5.3's reader on a free rwsem whose
  * handoff writer sleeps) spun for good.
  */
@@ -328,7 +328,10 @@ static void test_lone_spinner_gets_need_resched(void **state)
 	int saw = 0;
 
 	need_fifo();
+	sched_lone_ns = SCHED_LONE_NS;
+	sched_set_slice_ns(0, 1);	/* wakes the ticks to the new rule */
 	test_race_tasks(1, 1, lone_spinner, &saw);
+	sched_lone_ns = 0;
 	assert_int_equal(saw, 1);
 }
 

@@ -635,6 +635,7 @@ static void machine_init(void)
 	}
 	sched_init();
 	sched_set_slice_ns(0, topo.nr_cpus);
+	sched_lone_ns = SCHED_LONE_NS;
 	torture_nr_tasks = opt.nr_tasks ? opt.nr_tasks :
 			   4 * topo.nr_cpus < 8 ? 8 : 4 * topo.nr_cpus;
 }

@@ -532,6 +532,7 @@ int main(int argc, char **argv)
 	sched_init();
 	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);
 	sched_preempt_full = o.preempt_full;
+	sched_lone_ns = SCHED_LONE_NS;
 	lockstat_enable(o.profile);
 	context_add_system(&t, &o);
 	context_add_model(m, &o);

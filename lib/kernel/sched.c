@@ -118,18 +118,12 @@ void sched_set_slice_ns(uint64_t ns, int nr_cpus)
 /*
  * scheduler_tick() as an hrtick: at the end of the running task's slice,
  * if others wait on this CPU, it must reschedule.  While at most one task
- * is runnable here the tick sleeps SCHED_LONE_NS at a time (a second
- * task's arrival wakes it, as does a new slice), and a task that has run
- * alone that long gets need_resched too.  Departure: the kernel sets it
- * only for another task, but its own threads want every CPU now and
- * then (vmstat_update()'s kworker, every sysctl_stat_interval = HZ on a
- * CPU whose counters moved, mm/vmstat.c); a model CPU has no such
- * threads, and a spinner whose wake-up never comes would spin for good:
- * 5.3's reader spinning on a free rwsem whose handoff writer sleeps,
- * nothing else runnable on the reader's CPU (rwsem_v5_3.c).
+ * is runnable here it sleeps sched_lone_ns at a time, or until a second
+ * task arrives or the slice changes, and a task that has run alone that
+ * long gets need_resched too (sched.h; the departure found with 5.3's
+ * reader spinning on a free rwsem whose handoff writer sleeps, nothing
+ * else runnable on the reader's CPU, rwsem_v5_3.c).
  */
-#define SCHED_LONE_NS	1000000000ull
-
 static void *sched_tick(void *arg)
 {
 	struct rq *rq = arg;
@@ -140,7 +134,12 @@ static void *sched_tick(void *arg)
 	for (;;) {
 		nr = __atomic_load_n(&rq->nr_running, __ATOMIC_ACQUIRE);
 		start = __atomic_load_n(&rq->slice_start, __ATOMIC_ACQUIRE);
-		slice = nr > 1 ? READ_ONCE(sched_slice_ns) : SCHED_LONE_NS;
+		slice = nr > 1 ? READ_ONCE(sched_slice_ns) :
+				 READ_ONCE(sched_lone_ns);
+		if (!slice) {
+			futex(&rq->nr_running, FUTEX_WAIT_BITSET, nr, NULL);
+			continue;
+		}
 		end = start + slice;
 		if (nr && clock_ns() >= end) {
 			if (__atomic_load_n(&rq->slice_start,

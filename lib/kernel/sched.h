@@ -17,8 +17,9 @@
  * Each CPU's struct rq counts the model tasks runnable there.  A wake-up
  * onto a CPU where a task runs sets that CPU's need_resched; so does the
  * tick (a thread per CPU above the tasks, as the timer interrupt is) once
- * the running task has had its slice with others waiting, or a second
- * alone (sched.c: the kernel's own threads, which a model CPU has not).
+ * the running task has had its slice with others waiting, or
+ * sched_lone_ns alone (the kernel's own threads, which a model CPU has
+ * not).
  * on_cpu is true exactly while the task runs on its CPU.
  *
  * Departures: the host still takes the CPU for its interrupts and for a
@@ -77,6 +78,19 @@ extern __thread int __preempt_count;
 extern uint64_t sched_slice_ns;
 extern bool sched_preempt_full;
 extern bool sched_fifo;
+
+/*
+ * A task that has run sched_lone_ns alone on its CPU gets need_resched
+ * from the tick (the host's scheduler; 0, the default: never).  The
+ * kernel's own threads want every CPU now and then (vmstat_update()'s
+ * kworker, every sysctl_stat_interval = HZ on a CPU whose counters
+ * moved, mm/vmstat.c: SCHED_LONE_NS); a model CPU has none, and a spinner
+ * whose wake-up never comes would spin for good.  The benches and the
+ * torture set it; the tests that play a spin step by step leave it off.
+ * Set before the tasks run.
+ */
+#define SCHED_LONE_NS	1000000000ull
+extern uint64_t sched_lone_ns;
 
 /*
  * How a wake-up reaches a task asleep in schedule(), set before the tasks

@@ -20,6 +20,7 @@ __thread int __preempt_count;
 __thread int cpu_relax_yielding;
 uint64_t sched_slice_ns;
 bool sched_preempt_full;
+uint64_t sched_lone_ns;
 bool sched_wake_poll;
 uint64_t sched_wake_poll_ns;
 
