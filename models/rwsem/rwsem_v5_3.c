@@ -1268,8 +1268,9 @@ wait:
 			if (wstate == WRITER_HANDOFF)
 				break;
 
+			/* the head read without wait_lock, as 5.3 reads it */
 			if ((wstate == WRITER_NOT_FIRST) &&
-			    (rwsem_first_waiter(sem) == &waiter))
+			    (READ_ONCE(sem->wait_list.next) == &waiter.list))
 				wstate = WRITER_FIRST;
 
 			count = atomic_long_read(&sem->count);
