@@ -141,12 +141,10 @@ static void *sched_tick(void *arg)
 			continue;
 		}
 		end = start + slice;
-		if (nr && clock_ns() >= end) {
-			if (__atomic_load_n(&rq->slice_start,
-					    __ATOMIC_ACQUIRE) == start)
+		if (!nr || clock_ns() >= end) {
+			if (nr && __atomic_load_n(&rq->slice_start,
+						  __ATOMIC_ACQUIRE) == start)
 				WRITE_ONCE(rq->need_resched, 1);
-			end = clock_ns() + slice;
-		} else if (!nr) {
 			end = clock_ns() + slice;
 		}
 		ns_to_timespec(end, &t);

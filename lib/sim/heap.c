@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,17 +50,25 @@ void *malloc(size_t size)
 	return lines(0, size);
 }
 
+/* n * size into *total, or ENOMEM and true if it does not fit */
+static bool overflows(size_t n, size_t size, size_t *total)
+{
+	if (!__builtin_mul_overflow(n, size, total))
+		return false;
+	errno = ENOMEM;
+	return true;
+}
+
 void *calloc(size_t n, size_t size)
 {
+	size_t total;
 	void *p;
 
-	if (size && n > SIZE_MAX / size) {
-		errno = ENOMEM;
+	if (overflows(n, size, &total))
 		return NULL;
-	}
-	p = lines(0, n * size);
+	p = lines(0, total);
 	if (p)
-		memset(p, 0, n * size);
+		memset(p, 0, total);
 	return p;
 }
 
@@ -87,11 +96,9 @@ void *realloc(void *old, size_t size)
 
 void *reallocarray(void *old, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return realloc(old, n * size);
+	size_t total;
+
+	return overflows(n, size, &total) ? NULL : realloc(old, total);
 }
 
 void *aligned_alloc(size_t align, size_t size)
