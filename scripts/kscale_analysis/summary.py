@@ -162,23 +162,28 @@ def parse_headline(text):
     return Headline(*words, **options)
 
 
-def read_claims(path):
-    """{seed: Claim} from a tab-separated file with a header line."""
+def read_table(path, columns):
+    """The (line number, row) of a tab-separated file after its header
+    line, which must name `columns`; each row of that many non-empty
+    fields."""
     try:
         with open(path, encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    if not rows or tuple(rows[0]) != CLAIM_COLUMNS:
+    if not rows or tuple(rows[0]) != columns:
         raise KscaleError(f"{path}: expected a header line of the tab-separated "
-                          f"columns {', '.join(CLAIM_COLUMNS)}")
-    claims = {}
+                          f"columns {', '.join(columns)}")
     for lineno, row in enumerate(rows[1:], start=2):
-        if len(row) != len(CLAIM_COLUMNS) or not all(row):
-            raise KscaleError(f"{path}:{lineno}: expected {len(CLAIM_COLUMNS)} "
+        if len(row) != len(columns) or not all(row):
+            raise KscaleError(f"{path}:{lineno}: expected {len(columns)} "
                               "non-empty tab-separated fields")
-        claims[row[0]] = Claim(*row)
-    return claims
+        yield lineno, row
+
+
+def read_claims(path):
+    """{seed: Claim} from a tab-separated file with a header line."""
+    return {row[0]: Claim(*row) for _, row in read_table(path, CLAIM_COLUMNS)}
 
 
 def number(text):
@@ -190,19 +195,8 @@ def number(text):
 
 def read_unknowns(path):
     """{seed: [Unknown, ...]} from a tab-separated file with a header line."""
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    if not rows or tuple(rows[0]) != UNKNOWN_COLUMNS:
-        raise KscaleError(f"{path}: expected a header line of the tab-separated "
-                          f"columns {', '.join(UNKNOWN_COLUMNS)}")
     unknowns = {}
-    for lineno, row in enumerate(rows[1:], start=2):
-        if len(row) != len(UNKNOWN_COLUMNS) or not all(row):
-            raise KscaleError(f"{path}:{lineno}: expected {len(UNKNOWN_COLUMNS)} "
-                              "non-empty tab-separated fields")
+    for lineno, row in read_table(path, UNKNOWN_COLUMNS):
         seed, knob, low, high = row[:4]
         lo, hi = number(low), number(high)
         if not all(math.isfinite(x) for x in (lo, hi) if x is not None) or \
