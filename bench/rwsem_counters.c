@@ -17,12 +17,29 @@ static double pct_of_cpu_time(struct kscale_run *run, uint64_t cycles)
 	       (run->elapsed * 1e9 * kscale_nr_distinct_cpus(run));
 }
 
-/* children and self of one function, under the real profile's names */
-static void set_profile(struct kscale_run *run, const char *children,
-			const char *self, uint64_t all, uint64_t callees)
+/* the real profile's names of one function's shares (perf.c) */
+#define PROFILE_NAMES(fn)						\
+	((const char *const[]){ "kernel_" fn "_children_pct",		\
+				"kernel_" fn "_self_pct",		\
+				"kernel_" fn "_children_busy_pct",	\
+				"kernel_" fn "_self_busy_pct" })
+
+/*
+ * children and self of one function: of all the CPUs' time, and of their
+ * busy time (cpu_busy_pct, set by the window before the teardown), as
+ * perf report gives a workload's samples without the idle task's.
+ */
+static void set_profile(struct kscale_run *run, const char *const *name,
+			uint64_t all, uint64_t callees)
 {
-	kscale_set_counter(run, children, pct_of_cpu_time(run, all));
-	kscale_set_counter(run, self, pct_of_cpu_time(run, all - callees));
+	double busy = kscale_counter(run, "cpu_busy_pct") / 100;
+	double children = pct_of_cpu_time(run, all);
+	double self = pct_of_cpu_time(run, all - callees);
+
+	kscale_set_counter(run, name[0], children);
+	kscale_set_counter(run, name[1], self);
+	kscale_set_counter(run, name[2], busy > 0 ? children / busy : 0);
+	kscale_set_counter(run, name[3], busy > 0 ? self / busy : 0);
 }
 
 /*
@@ -77,17 +94,13 @@ void rwsem_task_counters(struct kscale_run *run, size_t offset, double ops,
 	kscale_set_counter(run, switches_counter, ops ? switches / ops : 0);
 	if (!model)
 		return;
-	set_profile(run, "kernel_rwsem_down_write_slowpath_children_pct",
-		    "kernel_rwsem_down_write_slowpath_self_pct",
+	set_profile(run, PROFILE_NAMES("rwsem_down_write_slowpath"),
 		    sum.write_failed, sum.write_failed_callees);
-	set_profile(run, "kernel_rwsem_down_read_slowpath_children_pct",
-		    "kernel_rwsem_down_read_slowpath_self_pct",
+	set_profile(run, PROFILE_NAMES("rwsem_down_read_slowpath"),
 		    sum.read_failed, sum.read_failed_callees);
-	set_profile(run, "kernel_rwsem_spin_on_owner_children_pct",
-		    "kernel_rwsem_spin_on_owner_self_pct",
+	set_profile(run, PROFILE_NAMES("rwsem_spin_on_owner"),
 		    sum.spin_on_owner, 0);
-	set_profile(run, "kernel_osq_lock_children_pct",
-		    "kernel_osq_lock_self_pct", sum.osq, 0);
+	set_profile(run, PROFILE_NAMES("osq_lock"), sum.osq, 0);
 	kscale_set_counter(run, "spin_acquired", sum.spin_acquired);
 	kscale_set_counter(run, "spin_abandoned", sum.spin_abandoned);
 	set_reasons(run, reason_counter, "sleeps", rwsem_sleep_name,

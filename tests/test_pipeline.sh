@@ -406,7 +406,7 @@ rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
 profile = ["kernel_%s_%s_pct" % (f, k)
            for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
                      "rwsem_spin_on_owner", "osq_lock")
-           for k in ("children", "self")]
+           for k in ("children", "self", "children_busy", "self_busy")]
 for b in rows:
     variant, rw = b["name"].split("/")[2], b["name"].split("/")[3]
     assert b["total_MBps"] > 0 and b["iops"] > 0, b["name"]
@@ -422,6 +422,10 @@ for b in rows:
         for f in ("rwsem_down_write_slowpath", "rwsem_down_read_slowpath"):
             c = b["kernel_%s_children_pct" % f]
             assert 0 <= b["kernel_%s_self_pct" % f] <= c < 100, b["name"]
+            # of the busy time, as perf report without the idle task
+            cb = b["kernel_%s_children_busy_pct" % f]
+            assert 0 <= b["kernel_%s_self_busy_pct" % f] <= cb <= 100 + 1e-6, b["name"]
+            assert abs(cb * b["cpu_busy_pct"] / 100 - c) <= 1e-6 * max(c, 1), b["name"]
         for key in profile + ["spin_acquired", "spin_abandoned"]:
             assert key in b, (b["name"], key)
         # io_path_ns=auto: calibrated on the real path, per direction
@@ -557,6 +561,9 @@ for b in rows:
     for f in named:
         c, s = b[f"kernel_{f}_children_pct"], b[f"kernel_{f}_self_pct"]
         assert 0 <= s <= c <= 100, (b["name"], f, c, s)
+        # without the idle task's samples: shares of the busy ones
+        cb, sb = b[f"kernel_{f}_children_busy_pct"], b[f"kernel_{f}_self_busy_pct"]
+        assert 0 <= sb <= cb <= 100 + 1e-6 and cb >= c and sb >= s, (b["name"], f, cb, sb)
     busy = b["cpu_busy_pct"]
     own = busy / 100 * b["real_time"] / 1e9 * b["threads"] * freq
     if own < 20:

@@ -37,7 +37,7 @@ static char perf_bin[PATH_LEN];
 static bool usable;
 /* the named functions this kernel has, and their counters' names */
 static const char **symbols;
-static char **children_name, **self_name;
+static char **children_name, **self_name, **children_busy_name, **self_busy_name;
 static int nr_symbols;
 
 /* Fixed storage for the undo, which must be async-signal-safe. */
@@ -264,20 +264,33 @@ static int stop_recording(struct kscale_run *run)
 }
 
 /* "  2.00%  | 0.71%  |[k] do_syscall_64": shares of every sample. */
-static void parse_report(FILE *f, double *children, double *self)
+/*
+ * Lines "children% | self% | comm | [k] symbol": each named function's
+ * shares summed over comms, and the idle task's (swapper) self share.
+ */
+static void parse_report(FILE *f, double *children, double *self,
+			 double *idle)
 {
-	char *line = NULL, *p, *name;
+	char *line = NULL, *p, *comm, *name;
 	size_t len = 0, n;
 	double c, s;
 	int i;
 
+	*idle = 0;
 	while (getline(&line, &len, f) > 0) {
 		c = strtod(line, &p);
 		if (*p != '%' || !(p = strchr(p, '|')))
 			continue;
 		s = strtod(p + 1, &p);
-		if (*p != '%' || !(p = strchr(p, '|')) ||
-		    strncmp(p + 1, "[k] ", 4))
+		if (*p != '%' || !(p = strchr(p, '|')))
+			continue;
+		comm = p + 1 + strspn(p + 1, " ");
+		if (!(p = strchr(comm, '|')))
+			continue;
+		/* the idle task: perf's "swapper", or the kernel's swapper/N */
+		if (!strncmp(comm, "swapper", 7) && strchr(" /|", comm[7]))
+			*idle += s;
+		if (strncmp(p + 1, "[k] ", 4))
 			continue;
 		name = p + 5;
 		name[strcspn(name, " \t\n")] = '\0';
@@ -298,10 +311,11 @@ static void report(struct kscale_run *run)
 {
 	char *argv[] = { perf_bin, "report", "-i", data_path, "--children",
 			 "--stdio", "-q", "--call-graph=none", "-F",
-			 "overhead_children,overhead,sym", "-t", "|",
+			 "overhead_children,overhead,comm,sym", "-t", "|",
 			 "--no-demangle", NULL };
 	double *children = calloc(nr_symbols, sizeof(double));
 	double *self = calloc(nr_symbols, sizeof(double));
+	double idle, busy;
 	char buf[256];
 	FILE *f;
 	int i;
@@ -314,11 +328,16 @@ static void report(struct kscale_run *run)
 	} else if (!(f = fopen(report_path, "r"))) {
 		kscale_fail(run, "%s: %s", report_path, strerror(errno));
 	} else {
-		parse_report(f, children, self);
+		parse_report(f, children, self, &idle);
 		fclose(f);
+		busy = idle < 100 ? 100 - idle : 0;
 		for (i = 0; i < nr_symbols; i++) {
 			kscale_set_counter(run, children_name[i], children[i]);
 			kscale_set_counter(run, self_name[i], self[i]);
+			kscale_set_counter(run, children_busy_name[i], busy ?
+					   100 * children[i] / busy : 0);
+			kscale_set_counter(run, self_busy_name[i], busy ?
+					   100 * self[i] / busy : 0);
 		}
 	}
 	free(children);
@@ -442,7 +461,10 @@ static void add_context(const char *const *named, const bool *present)
 			   "PMU here): time a task sleeps is not seen. "
 			   "kernel_<function>_children_pct and _self_pct are "
 			   "shares of every sample on those CPUs, idle "
-			   "included; 0 is no sample. Functions: %s%s%s",
+			   "included; _children_busy_pct and _self_busy_pct "
+			   "of the samples not of the idle task (swapper), "
+			   "as perf report shows a workload's; 0 is no "
+			   "sample. Functions: %s%s%s",
 			   fns, moff ? "; not in this kernel, no counter: " :
 			   "", missing);
 }
@@ -493,6 +515,8 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 	symbols = calloc(n, sizeof(char *));
 	children_name = calloc(n, sizeof(char *));
 	self_name = calloc(n, sizeof(char *));
+	children_busy_name = calloc(n, sizeof(char *));
+	self_busy_name = calloc(n, sizeof(char *));
 	for (i = 0; i < n; i++) {
 		if (!present[i])
 			continue;
@@ -500,7 +524,12 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 		if (asprintf(&children_name[nr_symbols],
 			     "kernel_%s_children_pct", symbols[nr_symbols]) < 0 ||
 		    asprintf(&self_name[nr_symbols], "kernel_%s_self_pct",
-			     symbols[nr_symbols]) < 0)
+			     symbols[nr_symbols]) < 0 ||
+		    asprintf(&children_busy_name[nr_symbols],
+			     "kernel_%s_children_busy_pct",
+			     symbols[nr_symbols]) < 0 ||
+		    asprintf(&self_busy_name[nr_symbols],
+			     "kernel_%s_self_busy_pct", symbols[nr_symbols]) < 0)
 			abort();
 		nr_symbols++;
 	}

@@ -11,7 +11,7 @@ from . import compare, plot
 from .compare import parse_selector
 from .predict import command as predict
 from .results import KscaleError
-from .summary import HEADLINE_SYNTAX, read_claims
+from .summary import HEADLINE_SYNTAX, read_claims, read_unknowns
 
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]*")
 ALL_TIMES = re.compile(r"all\*[0-9]+")
@@ -76,9 +76,11 @@ class Configs:
     headlines: dict = field(default_factory=dict)  # config -> its headline lines
     headline_wheres: dict = field(default_factory=dict)  # config -> their "file:line"s
     claims_path: str = ""
+    unknowns_path: str = ""
 
     def __post_init__(self):
         self.claims_path = f"{self.root}/configs/seed-claims.tsv"
+        self.unknowns_path = f"{self.root}/configs/seed-unknowns.tsv"
 
     def load(self, path, origin=""):
         """Append the steps of the config at path; origin ("file:line: "
@@ -188,8 +190,9 @@ class Configs:
             key, sep, value = arg.partition("=")
             if key == "--seed" and sep and value:
                 seed = value
-            elif key == "--metric" and sep and value:
-                check_name(where, "metric", value)
+            elif key in ("--metric", "--mechanism") and sep and value:
+                for metric in value.split(",") if key == "--mechanism" else (value,):
+                    check_name(where, "metric", metric)
             elif key == "--here" and sep and value:
                 self.check_label_run(where, name, value)
             elif arg == "--sensitivity":
@@ -206,6 +209,7 @@ class Configs:
             raise KscaleError(f"{where}: headline needs --seed=SEED (a seed of {claims})")
         if seed not in read_claims(self.claims_path):
             raise KscaleError(f"{where}: headline: no seed '{seed}' in {claims}")
+        read_unknowns(self.unknowns_path)
 
     def names(self):
         """The configs with steps, in the order they run."""

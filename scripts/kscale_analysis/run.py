@@ -403,6 +403,7 @@ class Runner:
             err(f"[{name}] summary -> {rel(self.final(base))}.txt, .md\n")
             status, files = self.call(
                 [self.tool("summary"), f"--claims={self.configs.claims_path}",
+                 f"--unknowns={self.configs.unknowns_path}",
                  f"--sim-validation={self.results}/sim-validate/validation.json",
                  f"--out={base}", self.results_of(name), *map(" ".join, headlines)],
                 stdout=subprocess.PIPE)

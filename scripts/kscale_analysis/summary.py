@@ -13,24 +13,35 @@ adds the same ratio measured on this machine (configs/seeds-at-scale.conf);
 each estimated figure of the machine (`kscale sim-sensitivity`).  A
 simulated figure's line says whether `kscale sim-validate` reproduced the
 seed's ratio on this machine (--sim-validation): one figure a claim, its
-source and its validation side by side.
+source and its validation side by side.  --mechanism=METRIC shows the
+counter of the claim's mechanism beside the ratio, before -> after.
+
+Below the table, one line a claim simulated: the range of its simulated
+ratio over what the seed left unsaid (--unknowns, configs/seed-unknowns.tsv:
+each headline's knobs named there unpinned, every point of its results
+inside the knobs' plausible ranges), the settings at its two ends with
+their mechanism counters, and where the seed's own figure lies.
 """
 
 import csv
+import math
 import os
 import sys
 from dataclasses import dataclass
 
 from . import cli, compare, sensitivity, stats
-from .predict.seeds import validated
+from .predict.seeds import parse_figure, validated
 from .results import KscaleError, load, simulated
 
 PROG = "kscale summary"
 HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
-                   "[--sensitivity]")
-USAGE = (f"{PROG} --claims=FILE [--sim-validation=FILE] [--out=BASE] RESULTS_DIR "
-         f"'{HEADLINE_SYNTAX}'...")
+                   "[--sensitivity] [--mechanism=METRIC,...]")
+USAGE = (f"{PROG} --claims=FILE [--unknowns=FILE] [--sim-validation=FILE] [--out=BASE] "
+         f"RESULTS_DIR '{HEADLINE_SYNTAX}'...")
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
+UNKNOWN_COLUMNS = ("seed", "knob", "low", "high", "swept", "source")
+CLAIM_HEADER = ["Claim", "Seed reported", "Simulated range", "Seed's figure",
+                "Lowest at", "Highest at", "This machine"]
 HEADER = ["Seed", "Bottleneck", "Before -> after", "Seed reported", "On",
           "Here", "95% CI", "Verdict"]
 VERDICTS = {"": "significant", "~": "~ not significant", "?": "? no verdict"}
@@ -48,10 +59,18 @@ where BEFORE and AFTER pair up at its most tasks (their threads:N
 replaced), measured here;
 --sensitivity adds a note of LABEL's ratio with each estimated machine
 figure 30% lower and higher (LABEL.sensitivity.*.json, written by
-`kscale sim-sensitivity`). A table with simulated lines has a column
+`kscale sim-sensitivity`); --mechanism=METRIC,... a column of each
+metric's medians before -> after at the point. A table with simulated lines has a column
 "Validated": whether `kscale sim-validate`'s --sim-validation file (its
 validation.json; none: not validated) reproduced the seed's ratio on this
-machine, and by how much. With --out=BASE the table is written to BASE.txt and,
+machine, and by how much. With --unknowns=FILE (a tab-separated table with
+the columns seed, knob, low, high, swept and source: each seed's knobs it
+did not give, threads among them, and their plausible ranges) a second
+table has a line per simulated claim: the lowest and highest simulated
+ratio over the points of its headlines' results where the unknowns lie in
+their ranges (a headline's selectors unpinned of them), the settings
+that differ at those two ends, and whether the seed's figure (the first
+word of its reported column) lies inside. With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -65,6 +84,7 @@ class Headline:
     metric: object = None  # None: the model's primary metric
     here: object = None  # label of the same ratio measured on this machine
     sensitivity: bool = False  # a note of kscale sim-sensitivity's ratios
+    mechanism: object = None  # the claim's mechanism counter, a metric
 
 
 @dataclass
@@ -84,6 +104,23 @@ class Line:
     metric: str
     here: object = None  # the same ratio's Line on this machine, or None
     sensitivity: object = None  # kscale sim-sensitivity's document, or None
+    points: list = None  # compare.Rows over the seed's unknowns (simulated)
+
+
+@dataclass
+class Unknown:
+    """A line of configs/seed-unknowns.tsv: a knob the seed did not give."""
+    knob: str
+    low: str
+    high: str
+
+    def admits(self, value):
+        """Whether a point's value lies in the plausible range: LOW..HIGH
+        for numbers, one of the two otherwise."""
+        try:
+            return float(self.low) <= float(value) <= float(self.high)
+        except ValueError:
+            return value in (self.low, self.high)
 
 
 def build_parser():
@@ -95,6 +132,9 @@ def build_parser():
                         help=f"'{HEADLINE_SYNTAX}', one argument each")
     parser.add_argument("--claims", required=True, metavar="FILE",
                         help="what each seed reported (configs/seed-claims.tsv)")
+    parser.add_argument("--unknowns", metavar="FILE",
+                        help="each seed's unknown knobs and their ranges "
+                             "(configs/seed-unknowns.tsv)")
     parser.add_argument("--sim-validation", metavar="FILE",
                         help="kscale sim-validate's validation.json (default: "
                              "none, the simulated figures not validated)")
@@ -108,7 +148,7 @@ def parse_headline(text):
     words, options = [], {}
     for word in text.split():
         key, sep, value = word.partition("=")
-        if key in ("--seed", "--metric", "--here") and sep and value:
+        if key in ("--seed", "--metric", "--here", "--mechanism") and sep and value:
             options[key[2:]] = value
         elif word == "--sensitivity":
             options["sensitivity"] = True
@@ -122,26 +162,74 @@ def parse_headline(text):
     return Headline(*words, **options)
 
 
-def read_claims(path):
-    """{seed: Claim} from a tab-separated file with a header line."""
+def read_table(path, columns):
+    """The (line number, row) of a tab-separated file after its header
+    line, which must name `columns`; each row of that many non-empty
+    fields."""
     try:
         with open(path, encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise KscaleError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    if not rows or tuple(rows[0]) != CLAIM_COLUMNS:
+    if not rows or tuple(rows[0]) != columns:
         raise KscaleError(f"{path}: expected a header line of the tab-separated "
-                          f"columns {', '.join(CLAIM_COLUMNS)}")
-    claims = {}
+                          f"columns {', '.join(columns)}")
     for lineno, row in enumerate(rows[1:], start=2):
-        if len(row) != len(CLAIM_COLUMNS) or not all(row):
-            raise KscaleError(f"{path}:{lineno}: expected {len(CLAIM_COLUMNS)} "
+        if len(row) != len(columns) or not all(row):
+            raise KscaleError(f"{path}:{lineno}: expected {len(columns)} "
                               "non-empty tab-separated fields")
-        claims[row[0]] = Claim(*row)
-    return claims
+        yield lineno, row
 
 
-def headline_line(results_dir, headline, claims, here=False):
+def read_claims(path):
+    """{seed: Claim} from a tab-separated file with a header line."""
+    return {row[0]: Claim(*row) for _, row in read_table(path, CLAIM_COLUMNS)}
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def read_unknowns(path):
+    """{seed: [Unknown, ...]} from a tab-separated file with a header line."""
+    unknowns = {}
+    for lineno, row in read_table(path, UNKNOWN_COLUMNS):
+        seed, knob, low, high = row[:4]
+        lo, hi = number(low), number(high)
+        if not all(math.isfinite(x) for x in (lo, hi) if x is not None) or \
+                (lo is None) != (hi is None) or (lo is not None and not lo <= hi):
+            raise KscaleError(f"{path}:{lineno}: low {low!r} and high {high!r}: "
+                              "expected two numbers, low <= high, or two values")
+        if any(u.knob == knob for u in unknowns.get(seed, ())):
+            raise KscaleError(f"{path}:{lineno}: seed {seed}'s knob {knob} twice")
+        unknowns.setdefault(seed, []).append(Unknown(knob, low, high))
+    return unknowns
+
+
+def setting(run):
+    """A point's knob values, its thread count among them."""
+    return dict(run.knobs, threads=str(run.threads))
+
+
+def unknown_points(line, unknowns):
+    """The rows of the line's results over its seed's unknowns: the
+    selectors unpinned of the unknown knobs, the points where each lies
+    in its range."""
+    h = line.headline
+    names = {u.knob for u in unknowns}
+    before, after = ("/".join(part for part in side.split("/")
+                              if part.partition(":")[0] not in names)
+                     for side in (h.before, h.after))
+    tables, _ = compare.variant_tables(line.results, before, after)
+    rows = [row for table in tables for section in table.sections for row in section]
+    return [row for row in rows
+            if all(u.admits(setting(row.before).get(u.knob, u.low)) for u in unknowns)]
+
+
+def headline_line(results_dir, headline, claims, here=False, unknowns=None):
     """The headline's table line: its one point of LABEL.json (of its
     --here's with here)."""
     label = headline.here if here else headline.label
@@ -159,6 +247,12 @@ def headline_line(results_dir, headline, claims, here=False):
         before, after = unpinned(before, most), unpinned(after, most)
     metric, row = compare.one_point(results, before, after, headline.metric, what)
     line = Line(headline, claim, results, row, metric)
+    for metric in (headline.mechanism or "").split(",") if not here else ():
+        if metric:
+            results.require_metric(metric)
+    if simulated(results) and not here:
+        seed_unknowns = (unknowns or {}).get(headline.seed)
+        line.points = unknown_points(line, seed_unknowns) if seed_unknowns else [row]
     if headline.sensitivity and not here:
         if not simulated(results):
             raise KscaleError(f"{what}: --sensitivity: {label}.json was not "
@@ -248,6 +342,8 @@ def result_column(lines):
 def header(lines):
     cells = list(HEADER)
     cells[HEADER.index("Here")] = result_column(lines)
+    if any(line.headline.mechanism for line in lines):
+        cells.append("Mechanism")
     if any(line.here for line in lines):
         cells.append("This machine")
     if any(simulated(line.results) for line in lines):
@@ -282,12 +378,106 @@ def table_cells(lines, validation):
         cells = [h.seed, line.claim.title, f"{h.before} -> {h.after}",
                  line.claim.reported, line.claim.machine, result,
                  fmt_ratio_ci(a), VERDICTS[a.mark]]
+        if "Mechanism" in header(lines):
+            cells.append(mechanism_cell(line, line.row))
         if heres:
             cells.append(ratio_at(line.here, here_of[id(line.here)])
                          if line.here else "-")
         if "Validated" in header(lines):
             cells.append(validation_cell(line, validation))
         body.append(cells)
+    return body
+
+
+def medians(row, metric):
+    return [stats.median(side.values(metric)) for side in (row.before, row.after)]
+
+
+def ratio_of(row, metric):
+    """The after/before ratio of a row's medians; None without one."""
+    before, after = medians(row, metric)
+    return after / before if after is not None and before else None
+
+
+def mechanism_cell(line, row):
+    """'stat_lock_wait_pct 85.2 -> 0.1' at a row, each metric of
+    --mechanism; '-' without."""
+    if not line.headline.mechanism:
+        return "-"
+    cells = []
+    for metric in line.headline.mechanism.split(","):
+        before, after = ("n/a" if v is None else stats.fmt_value(v)
+                         for v in medians(row, metric))
+        cells.append(f"{metric} {before} -> {after}")
+    return ", ".join(cells)
+
+
+def claim_points(lines):
+    """{seed: [(line, row, ratio), ...]}: each simulated claim's points
+    over its unknowns, the seeds in the order they first appear."""
+    claims = {}
+    for line in lines:
+        if line.points is not None:
+            claims.setdefault(line.headline.seed, []).extend(
+                (line, row, ratio) for row in line.points
+                if (ratio := ratio_of(row, line.metric)) is not None)
+    return claims
+
+
+def describe(points):
+    """A function naming a point by what tells the claim's points apart:
+    its results file where they come from several, the knobs that differ."""
+    settings = [dict(setting(row.before), run=line.results.label)
+                for line, row, _ in points]
+    keys = [k for k in dict.fromkeys(k for s in settings for k in s)
+            if len({s.get(k) for s in settings}) > 1]
+    return lambda i: ", ".join(f"{k} {settings[i].get(k, '-')}" for k in keys) or \
+        "the one setting"
+
+
+def placement(reported, low, high):
+    """Where the seed's figure (its reported column's first word) lies in
+    the simulated range LOW..HIGH: 'inside', 'below: 0.31x the lowest'."""
+    try:
+        seed_low, seed_high = parse_figure(reported.split()[0])
+    except (ValueError, IndexError):
+        return "- (not a ratio)"
+    if seed_high < low:
+        return f"below: {fmt_plain_ratio(seed_high / low)} the lowest"
+    if seed_low > high:
+        return f"above: {fmt_plain_ratio(seed_low / high)} the highest"
+    return "inside"
+
+
+def fmt_end(points, i, name):
+    line, row, ratio = points[i]
+    mechanism = mechanism_cell(line, row)
+    return (f"{fmt_plain_ratio(ratio)} at {name(i)}" +
+            ("" if mechanism == "-" else f"; {mechanism}"))
+
+
+def claims_table(lines):
+    """A row of cells a simulated claim."""
+    body = []
+    for seed, points in claim_points(lines).items():
+        claim = next(line.claim for line in lines if line.headline.seed == seed)
+        here = next((line.here for line in lines
+                     if line.headline.seed == seed and line.here), None)
+        here_cell = "-" if here is None else \
+            f"{fmt_plain_ratio(ratio_of(here.row, here.metric))} at {where(here)}"
+        if not points:
+            body.append([seed, claim.reported, "no point in the unknowns' ranges",
+                         "-", "-", "-", here_cell])
+            continue
+        name = describe(points)
+        lo = min(range(len(points)), key=lambda i: points[i][2])
+        hi = max(range(len(points)), key=lambda i: points[i][2])
+        low, high = points[lo][2], points[hi][2]
+        count = f"{len(points)} setting{'s' * (len(points) != 1)}"
+        body.append([seed, claim.reported,
+                     f"{fmt_plain_ratio(low)}..{fmt_plain_ratio(high)} over {count}",
+                     placement(claim.reported, low, high),
+                     fmt_end(points, lo, name), fmt_end(points, hi, name), here_cell])
     return body
 
 
@@ -333,6 +523,13 @@ def footnotes(lines):
                    f"n = {repetitions(heres)} repetitions per side: "
                    + ", ".join(sorted({f"{line.headline.here}.json" for line in lines
                                        if line.here})))
+    if claim_points(lines):
+        out.append("Per claim: the simulated after/before ratio of the medians at "
+                   "every point of the claim's headlines where the knobs the seed "
+                   "left unsaid lie in their plausible ranges (--unknowns; a claim "
+                   "without: its headlines' points), its lowest and highest with "
+                   "what differs between the points, and where the seed's figure "
+                   "lies: inside the range, or above or below it")
     out += [sensitivity_note(line) for line in lines if line.sensitivity]
     return out + ["Seed reported: the seed's own figure, as the same after/before ratio, "
                   "and the machine it was measured on"] + \
@@ -369,22 +566,28 @@ def sensitivity_note(line):
             f"{doc['machine']} x{1 - factor:g} / x{1 + factor:g}: {moves}")
 
 
+def render(head, body, markdown):
+    """A table's lines, and a blank one."""
+    if markdown:
+        out = [compare.markdown_row(head), "|" + "|".join(":---" for _ in head) + "|"]
+        return out + [compare.markdown_row(cells) for cells in body] + [""]
+    widths = compare.column_widths([head] + body)
+    out = [compare.aligned(head, widths, left=len(head)), compare.rule(widths)]
+    return out + [compare.aligned(cells, widths, left=len(head)) for cells in body] + [""]
+
+
 def report(lines, markdown, validation):
     if result_column(lines) == "Simulated":
         title = "kscale summary: each seed's headline simulated on its machine"
     else:
         title = f"kscale summary: each seed's headline on {machine(lines[0].results)}"
-    head = header(lines)
-    body = table_cells(lines, validation)
-    if markdown:
-        out = [f"**{title}**", "", compare.markdown_row(head),
-               "|" + "|".join(":---" for _ in head) + "|"]
-        out += [compare.markdown_row(cells) for cells in body] + [""]
-    else:
-        widths = compare.column_widths([head] + body)
-        out = [title, "", compare.aligned(head, widths, left=len(head)),
-               compare.rule(widths)]
-        out += [compare.aligned(cells, widths, left=len(head)) for cells in body] + [""]
+    out = [f"**{title}**" if markdown else title, ""]
+    out += render(header(lines), table_cells(lines, validation), markdown)
+    claims = claims_table(lines)
+    if claims:
+        title = "Per claim: the simulated range over what the seed left unsaid"
+        out += [f"**{title}**" if markdown else title, ""]
+        out += render(CLAIM_HEADER, claims, markdown)
     out += compare.block(footnotes(lines), markdown)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -392,7 +595,9 @@ def report(lines, markdown, validation):
 def summary_command(argv):
     args = build_parser().parse_intermixed_args(argv)
     claims = read_claims(args.claims)
-    lines = [headline_line(args.results_dir, parse_headline(text), claims)
+    unknowns = read_unknowns(args.unknowns) if args.unknowns else None
+    lines = [headline_line(args.results_dir, parse_headline(text), claims,
+                           unknowns=unknowns)
              for text in args.headlines]
     validation = args.sim_validation and cli.read_json_if_any(args.sim_validation)
     if not args.out:

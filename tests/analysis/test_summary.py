@@ -218,6 +218,84 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("--sensitivity: mnt.json was not simulated", proc.stderr)
 
+    def test_a_claim_over_its_unknowns(self):
+        # simulated at 1, 4, 8 and 16 threads, mounts 1 and 2: the ratio
+        # rises with threads, mounts:2 halves it; the mechanism counter
+        # (waits) falls to 0 after
+        rows = [{"name": f"mnt_writers/openbench/{v}/mounts:{m}/threads:{n}",
+                 "run_type": "iteration", "threads": n,
+                 "ops_per_sec": 10.0 * (n / m if v == "percpu" else 1),
+                 "waits": 0.0 if v == "percpu" else 2.0 * n}
+                for n in (1, 4, 8, 16) for m in (1, 2) for v in ("atomic", "percpu")
+                for _ in range(5)]
+        context = dict(CONTEXT, kscale_sim_machine="x445", kscale_sim_cpus="16")
+        with open(os.path.join(self.tmp.name, "sim.json"), "w") as f:
+            json.dump({"context": context, "benchmarks": rows}, f)
+        self.results("here", {"atomic": [10.0] * 5, "percpu": [15.0] * 5})
+        unknowns = os.path.join(self.tmp.name, "unknowns.tsv")
+        headline = ("sim atomic/mounts:1/threads:16 percpu/mounts:1/threads:16 "
+                    "--seed=000 --here=here --mechanism=waits")
+        for text, line in (
+                # threads 4..16 and either mount count: 6 points, 2x..16x
+                ("000\tthreads\t4\t16\ts\tsrc\n000\tmounts\t1\t2\ts\tsrc\n",
+                 r"^000 +~4x +2\.00x\.\.16\.0x over 6 settings +inside +2\.00x at "
+                 r"mounts 2, threads 4; waits 8 -> 0 +16\.0x at mounts 1, threads 16; "
+                 r"waits 32 -> 0 +1\.50x at 2 CPUs$"),
+                # one mount (a value pair, not a range), 8..16 threads
+                ("000\tthreads\t8\t16\ts\tsrc\n000\tmounts\t1\t3\ts\tsrc\n"
+                 "000\tnope\ta\tb\ts\tsrc\n",
+                 r"^000 +~4x +4\.00x\.\.16\.0x over 4 settings +inside "),
+                ("000\tthreads\t16\t16\ts\tsrc\n",
+                 r"^000 +~4x +16\.0x\.\.16\.0x over 1 setting +below: 0\.25x the lowest "
+                 r"+16\.0x at the one setting; waits 32 -> 0 "),
+                ("000\tthreads\t1\t1\ts\tsrc\n",
+                 r"^000 +~4x +1\.00x\.\.1\.00x over 1 setting +above: 4\.00x the highest "),
+                ("000\tthreads\t32\t64\ts\tsrc\n",
+                 r"^000 +~4x +no point in the unknowns' ranges +- +- +- +1\.50x at 2 CPUs$")):
+            with self.subTest(unknowns=text):
+                with open(unknowns, "w") as f:
+                    f.write("\t".join(summary.UNKNOWN_COLUMNS) + "\n" + text)
+                proc = run_cli("summary", f"--claims={self.claims}",
+                               f"--unknowns={unknowns}", self.tmp.name, headline)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                claims = proc.stdout.split("Per claim: the simulated range")[1]
+                self.assertRegex(line_for(claims, "000"), line)
+                # the headline's own point and its mechanism, above
+                self.assertRegex(line_for(proc.stdout, "000"),
+                                 r" 16\.0x at 16 CPUs .* waits 32 -> 0 +1\.50x at 2 CPUs")
+        # without unknowns a claim's range is its headlines' points
+        proc = self.summary(headline, "sim atomic/mounts:2/threads:4 "
+                            "percpu/mounts:2/threads:4 --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(line_for(proc.stdout.split("Per claim")[1], "000"),
+                         r"^000 +~4x +2\.00x\.\.16\.0x over 2 settings +inside +"
+                         r"2\.00x at mounts 2, threads 4 +16\.0x at mounts 1, threads 16; ")
+        # measured here, no claim line
+        self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
+        self.assertNotIn("Per claim", self.summary("mnt atomic percpu --seed=000").stdout)
+
+    def test_unknowns(self):
+        path = os.path.join(self.tmp.name, "unknowns.tsv")
+        head = "\t".join(summary.UNKNOWN_COLUMNS) + "\n"
+        for text, message in (
+                ("seed\tknob\n", "expected a header line"),
+                (head + "000\tthreads\t4\n", r"unknowns\.tsv:2: expected 6 non-empty"),
+                (head + "000\tthreads\t16\t4\ts\tsrc\n", r":2: low '16' and high '4'"),
+                (head + "000\tthreads\t4\tall\ts\tsrc\n", r":2: low '4' and high 'all'"),
+                (head + "000\tthreads\tnan\tnan\ts\tsrc\n", r":2: low 'nan' and high 'nan'"),
+                (head + "000\tthreads\t4\tinf\ts\tsrc\n", r":2: low '4' and high 'inf'"),
+                (head + "000\tthreads\t4\t8\ts\tsrc\n000\tthreads\t1\t2\ts\tsrc\n",
+                 r":3: seed 000's knob threads twice")):
+            with self.subTest(text=text):
+                with open(path, "w") as f:
+                    f.write(text)
+                with self.assertRaisesRegex(KscaleError, message):
+                    summary.read_unknowns(path)
+        # the project's own
+        unknowns = summary.read_unknowns(os.path.join(REPO, "configs", "seed-unknowns.tsv"))
+        claims = summary.read_claims(os.path.join(REPO, "configs", "seed-claims.tsv"))
+        self.assertLessEqual(set(unknowns), set(claims))
+
     def test_errors(self):
         self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
         self.results("two", {"atomic": [10.0] * 5, "percpu": [20.0] * 5}, threads=(1, 2))

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer: --perf's reading of `perf report --stdio -t '|'` lines
- * ("  2.00%  | 0.71%  |[k] do_syscall_64"), perf.c's static
+ * ("  2.00%  | 0.71%  |fio  |[k] do_syscall_64"), perf.c's static
  * parse_report(), and of perf's messages (perf_said()).  The input is
  * perf's output.  Beyond not crashing: a
- * function the input does not name gets nothing, and the first message
+ * function the input does not name gets nothing, no idle share without
+ * the idle task's name, and the first message
  * line is one line.
  */
 #include <stdint.h>
@@ -73,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	double children[ARRAY_SIZE(fuzz_symbols)] = { 0 };
 	double self[ARRAY_SIZE(fuzz_symbols)] = { 0 };
+	double idle;
 	FILE *f;
 	int i;
 
@@ -80,11 +82,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	f = fmemopen((void *)data, size, "r");
 	FUZZ_CHECK(f);
-	parse_report(f, children, self);
+	parse_report(f, children, self, &idle);
 	fclose(f);
 	for (i = 0; i < nr_symbols; i++)
 		if (!memmem(data, size, symbols[i], strlen(symbols[i])))
 			FUZZ_CHECK(children[i] == 0 && self[i] == 0);
+	if (!memmem(data, size, "swapper", 7))
+		FUZZ_CHECK(idle == 0);
 	fuzz_said(data, size);
 	return 0;
 }

@@ -3,10 +3,12 @@
 configs/seed-scale.tsv (kscale predict --seed-scale: each seed's
 machine, thread count, figure, metric, variants, knobs; its machines
 are machines/NAME.conf beside it, here the real ones) and
-configs/seed-claims.tsv (kscale summary --claims), then each command
+configs/seed-claims.tsv (kscale summary --claims) and
+configs/seed-unknowns.tsv (kscale summary --unknowns), then each command
 run with it on a corpus results file (gnuplot not run).
 
-Property: read_seed_scale() and read_claims() return well-formed lines
+Property: read_seed_scale(), read_claims() and read_unknowns() return
+well-formed lines
 or raise KscaleError with a one-line message; kscale predict and kscale
 summary exit 0 or 2 within pyfuzz.EXEC_TIMEOUT, one 'kscale CMD: ...'
 line on failure, summary's files complete or absent.  See pyfuzz.py
@@ -62,6 +64,18 @@ def check_claims(path):
     return claims
 
 
+def check_unknowns(path):
+    try:
+        unknowns = summary.read_unknowns(path)
+    except KscaleError as e:
+        require("\n" not in str(e), "two-line error")
+        return
+    for seed, knobs in unknowns.items():
+        require(knobs and len({u.knob for u in knobs}) == len(knobs), f"knobs of {seed}")
+        for u in knobs:
+            require(u.admits(u.low) and u.admits(u.high), f"range {u!r}")
+
+
 def check(data):
     with fuzz_predict.stand_ins():
         tables(data)
@@ -77,6 +91,7 @@ def tables(data):
     check_scale(table)
     run_main(predict.PROG, predict.main,
              [results, f"--seed-scale={table}", f"--out-dir={os.path.join(work.path, 'p')}"])
+    check_unknowns(table)
     claims = check_claims(table)
     seed = next(iter(claims), "000") if claims else "000"
     out = os.path.join(work.path, "summary")
