@@ -157,11 +157,13 @@ class Runner:
 
     def stage(self):
         """Empty staging directories for each config (a dead run's removed:
-        the lock is ours), its plots' only where it plots."""
+        the lock is ours), its plots' only where it plots (a headline's
+        claim may)."""
         for name in self.configs.names():
             pairs = [(self.results_of(name), f"{self.results}/{name}")]
-            if any(step.config == name and step.directive in ("plot", "predict")
-                   for step in self.configs.steps):
+            if name in self.configs.headlines or any(
+                    step.config == name and step.directive in ("plot", "predict")
+                    for step in self.configs.steps):
                 pairs.append((self.plots_of(name), f"{self.plots}/{name}"))
             for new, final in pairs:
                 shutil.rmtree(new, ignore_errors=True)
@@ -404,6 +406,7 @@ class Runner:
             status, files = self.call(
                 [self.tool("summary"), f"--claims={self.configs.claims_path}",
                  f"--unknowns={self.configs.unknowns_path}",
+                 f"--plots={self.plots_of(name)}",
                  f"--sim-validation={self.results}/sim-validate/validation.json",
                  f"--out={base}", self.results_of(name), *map(" ".join, headlines)],
                 stdout=subprocess.PIPE)

@@ -27,9 +27,10 @@ import csv
 import math
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 
-from . import cli, compare, sensitivity, stats
+from . import cli, compare, plot, sensitivity, stats
 from .predict.seeds import parse_figure, validated
 from .results import KscaleError, load, simulated
 
@@ -37,7 +38,7 @@ PROG = "kscale summary"
 HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
                    "[--sensitivity] [--mechanism=METRIC,...]")
 USAGE = (f"{PROG} --claims=FILE [--unknowns=FILE] [--sim-validation=FILE] [--out=BASE] "
-         f"RESULTS_DIR '{HEADLINE_SYNTAX}'...")
+         f"[--plots=DIR] RESULTS_DIR '{HEADLINE_SYNTAX}'...")
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
 UNKNOWN_COLUMNS = ("seed", "knob", "low", "high", "swept", "source")
 CLAIM_HEADER = ["Claim", "Seed reported", "Simulated range", "Seed's figure",
@@ -70,7 +71,10 @@ table has a line per simulated claim: the lowest and highest simulated
 ratio over the points of its headlines' results where the unknowns lie in
 their ranges (a headline's selectors unpinned of them), the settings
 that differ at those two ends, and whether the seed's figure (the first
-word of its reported column) lies inside. With --out=BASE the table is written to BASE.txt and,
+word of its reported column) lies inside; with --plots=DIR, a claim
+whose points span thread counts gets a plot of its ratio against them
+beside the seed's figure (DIR/claim-SEED-METRIC.png, .svg, their names
+printed). With --out=BASE the table is written to BASE.txt and,
 in markdown, to BASE.md instead (temp files renamed into place), and
 their names are printed."""
 
@@ -138,6 +142,9 @@ def build_parser():
     parser.add_argument("--sim-validation", metavar="FILE",
                         help="kscale sim-validate's validation.json (default: "
                              "none, the simulated figures not validated)")
+    parser.add_argument("--plots", metavar="DIR",
+                        help="a plot a claim whose range spans thread counts: "
+                             "DIR/claim-SEED-METRIC.png and .svg")
     parser.add_argument("--out", metavar="BASE",
                         help="write BASE.txt and BASE.md instead of printing")
     return parser
@@ -424,24 +431,93 @@ def claim_points(lines):
     return claims
 
 
-def describe(points):
-    """A function naming a point by what tells the claim's points apart:
-    its results file where they come from several, the knobs that differ."""
+def differing(points):
+    """Each point's settings and what tells the claim's points apart: its
+    results file where they come from several, the knobs that differ."""
     settings = [dict(setting(row.before), run=line.results.label)
                 for line, row, _ in points]
     keys = [k for k in dict.fromkeys(k for s in settings for k in s)
             if len({s.get(k) for s in settings}) > 1]
-    return lambda i: ", ".join(f"{k} {settings[i].get(k, '-')}" for k in keys) or \
-        "the one setting"
+    return settings, keys
+
+
+def named(settings, keys):
+    return ", ".join(f"{k} {settings.get(k, '-')}" for k in keys)
+
+
+def describe(points):
+    """A function naming a point by what tells the claim's points apart."""
+    settings, keys = differing(points)
+    return lambda i: named(settings[i], keys) or "the one setting"
+
+
+def seed_figure(reported):
+    """The seed's figure (its reported column's first word) as (low,
+    high); None where it is not a ratio."""
+    try:
+        return parse_figure(reported.split()[0])
+    except (ValueError, IndexError):
+        return None
+
+
+def claim_plots(lines, directory):
+    """A plot.Plot a claim whose points differ in thread count: its
+    simulated ratio against the threads, a line a setting of its other
+    unknowns (the bootstrap 95% CI as error bars), and the seed's figure
+    across (its range as error bars)."""
+    plots = []
+    for seed, points in claim_points(lines).items():
+        settings, keys = differing(points)
+        if "threads" not in keys:
+            continue
+        others = [k for k in keys if k != "threads"]
+        series = {}
+        for (line, row, ratio), s in zip(points, settings):
+            ci = stats.bootstrap_ci(*(side.values(line.metric)
+                                      for side in (row.before, row.after)))
+            lo, hi = (1 + c / 100 for c in ci) if ci else (ratio, ratio)
+            series.setdefault(named(s, others) or "simulated", []).append(
+                (int(s["threads"]), ratio, lo, hi))
+        curves = [(name, sorted(pts)) for name, pts in sorted(series.items())]
+        claim = points[0][0].claim
+        figure = seed_figure(claim.reported)
+        if figure:
+            low, high = figure
+            xs = sorted({t for _, pts in curves for t, *_ in pts})
+            curves.append((f"the seed's {claim.reported.split()[0]}",
+                           [(t, (low + high) / 2, low, high) for t in xs]))
+        h, metric = points[0][0].headline, points[0][0].metric
+        plots.append(plot.Plot(
+            os.path.join(directory, f"claim-{plot.safe(seed)}-{metric}"),
+            f"{seed}, simulated over the seed's unknowns\n"
+            f"{h.before.split('/')[0]} -> {h.after.split('/')[0]}, {metric}\n"
+            "error bars: 95% CI; the seed's range",
+            "after/before ratio", curves))
+    return plots
+
+
+def write_plots(plots):
+    """Render each plot and put its PNG and SVG in place together."""
+    gnuplot = plot.find_gnuplot()
+    with tempfile.TemporaryDirectory(prefix="kscale-summary.") as workdir:
+        staged = []
+        for index, p in enumerate(plots):
+            images = plot.render(gnuplot, p, workdir, index)
+            staged += [(path, p.stem + ext) for ext, path in images.items()]
+        try:
+            plot.install(staged)
+        except OSError as e:
+            raise KscaleError(f"cannot write {os.path.dirname(plots[0].stem)}: "
+                              f"{e.strerror or e}") from None
 
 
 def placement(reported, low, high):
     """Where the seed's figure (its reported column's first word) lies in
     the simulated range LOW..HIGH: 'inside', 'below: 0.31x the lowest'."""
-    try:
-        seed_low, seed_high = parse_figure(reported.split()[0])
-    except (ValueError, IndexError):
+    figure = seed_figure(reported)
+    if figure is None:
         return "- (not a ratio)"
+    seed_low, seed_high = figure
     if seed_high < low:
         return f"below: {fmt_plain_ratio(seed_high / low)} the lowest"
     if seed_low > high:
@@ -600,15 +676,19 @@ def summary_command(argv):
                            unknowns=unknowns)
              for text in args.headlines]
     validation = args.sim_validation and cli.read_json_if_any(args.sim_validation)
+    plots = claim_plots(lines, args.plots) if args.plots else []
     if not args.out:
         sys.stdout.write(report(lines, False, validation))
-        return
-    for ext, markdown in ((".txt", False), (".md", True)):
-        try:
-            cli.write_atomic(args.out + ext, report(lines, markdown, validation))
-        except OSError as e:
-            raise KscaleError(f"cannot write {args.out}{ext}: {e.strerror or e}") from None
-        print(args.out + ext)
+    else:
+        for ext, markdown in ((".txt", False), (".md", True)):
+            try:
+                cli.write_atomic(args.out + ext, report(lines, markdown, validation))
+            except OSError as e:
+                raise KscaleError(f"cannot write {args.out}{ext}: "
+                                  f"{e.strerror or e}") from None
+            print(args.out + ext)
+    if plots:
+        write_plots(plots)
 
 
 def main(argv):

@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -273,6 +274,55 @@ class SummaryTest(unittest.TestCase):
         # measured here, no claim line
         self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
         self.assertNotIn("Per claim", self.summary("mnt atomic percpu --seed=000").stdout)
+
+    def test_a_plot_a_claim_over_threads(self):
+        rows = [{"name": f"mnt_writers/openbench/{v}/mounts:{m}/threads:{n}",
+                 "run_type": "iteration", "threads": n,
+                 "ops_per_sec": 10.0 * (n / m if v == "percpu" else 1) + r}
+                for n in (1, 4, 16) for m in (1, 2) for v in ("atomic", "percpu")
+                for r in range(5)]
+        context = dict(CONTEXT, kscale_sim_machine="x445", kscale_sim_cpus="16")
+        with open(os.path.join(self.tmp.name, "sim.json"), "w") as f:
+            json.dump({"context": context, "benchmarks": rows}, f)
+        unknowns = os.path.join(self.tmp.name, "unknowns.tsv")
+        with open(unknowns, "w") as f:
+            f.write("\t".join(summary.UNKNOWN_COLUMNS) +
+                    "\n000\tthreads\t4\t16\ts\tsrc\n000\tmounts\t1\t2\ts\tsrc\n")
+        headline = "sim atomic/mounts:1/threads:16 percpu/mounts:1/threads:16 --seed=000"
+        claims = summary.read_claims(self.claims)
+        line = summary.headline_line(self.tmp.name, summary.parse_headline(headline),
+                                     claims, unknowns=summary.read_unknowns(unknowns))
+        plots = summary.claim_plots([line], "DIR")
+        # a line a mount count over 4 and 16 threads, and the seed's ~4x
+        self.assertEqual([p.stem for p in plots], ["DIR/claim-000-ops_per_sec"])
+        curves = dict(plots[0].series)
+        self.assertEqual(list(curves), ["mounts 1", "mounts 2", "the seed's ~4x"])
+        self.assertEqual([(t, round(r, 2)) for t, r, _, _ in curves["mounts 2"]],
+                         [(4, 1.83), (16, 6.83)])
+        for t, r, lo, hi in curves["mounts 1"]:
+            self.assertLessEqual(lo, r)
+            self.assertLessEqual(r, hi)
+        self.assertEqual(curves["the seed's ~4x"], [(4, 4.0, 4.0, 4.0), (16, 4.0, 4.0, 4.0)])
+        # one thread count: nothing to plot against
+        with open(unknowns, "w") as f:
+            f.write("\t".join(summary.UNKNOWN_COLUMNS) + "\n000\tmounts\t1\t2\ts\tsrc\n")
+        line = summary.headline_line(self.tmp.name, summary.parse_headline(headline),
+                                     claims, unknowns=summary.read_unknowns(unknowns))
+        self.assertEqual(summary.claim_plots([line], "DIR"), [])
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not installed")
+    def test_plots_written(self):
+        self.results("sim", {"atomic": [10.0] * 5, "percpu": [40.0] * 5},
+                     threads=(4, 16), sim=("x445", 16))
+        plots = os.path.join(self.tmp.name, "plots")
+        proc = run_cli("summary", f"--claims={self.claims}", f"--plots={plots}",
+                       self.tmp.name, "sim atomic/threads:16 percpu/threads:16 --seed=000",
+                       "sim atomic/threads:4 percpu/threads:4 --seed=000")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        stems = [os.path.join(plots, "claim-000-ops_per_sec") + ext for ext in (".png", ".svg")]
+        self.assertEqual(proc.stdout.splitlines()[-2:], stems)
+        self.assertEqual(sorted(os.listdir(plots)),
+                         ["claim-000-ops_per_sec.png", "claim-000-ops_per_sec.svg"])
 
     def test_unknowns(self):
         path = os.path.join(self.tmp.name, "unknowns.tsv")
