@@ -530,7 +530,8 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 			     "kernel_%s_children_busy_pct",
 			     symbols[nr_symbols]) < 0 ||
 		    asprintf(&self_busy_name[nr_symbols],
-			     "kernel_%s_self_busy_pct", symbols[nr_symbols]) < 0)
+			     "kernel_%s_self_busy_pct",
+			     symbols[nr_symbols]) < 0)
 			abort();
 		nr_symbols++;
 	}
