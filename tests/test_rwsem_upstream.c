@@ -1246,7 +1246,8 @@ static void rh_check(struct reader_handoff *h)
 static bool rh_bit(struct reader_handoff *h)
 {
 	bool bit = state_of(upstream(), &h->sem).flag_handoff;
-	uint64_t at = now_ns() - __atomic_load_n(&h->reader_t0, __ATOMIC_ACQUIRE);
+	uint64_t at = now_ns() -
+		      __atomic_load_n(&h->reader_t0, __ATOMIC_ACQUIRE);
 
 	bit = bit && !load(&h->reader_got);
 	if (bit && !__atomic_exchange_n(&h->bit_seen, 1, __ATOMIC_ACQ_REL))
@@ -1324,7 +1325,7 @@ static void rh_writer(struct reader_handoff *h, int id)
 			rh_poke_other(h, !id);
 		}
 		ops->up_write(&h->sem);
-		rh_bit(h);	/* as this release's rwsem_mark_wake() left it */
+		rh_bit(h);	/* as this release's mark_wake left it */
 		if (handoff || load(&h->reader_got))
 			break;
 		if (now_ns() > end) {

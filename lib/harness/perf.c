@@ -37,7 +37,8 @@ static char perf_bin[PATH_LEN];
 static bool usable;
 /* the named functions this kernel has, and their counters' names */
 static const char **symbols;
-static char **children_name, **self_name, **children_busy_name, **self_busy_name;
+static char **children_name, **self_name;
+static char **children_busy_name, **self_busy_name;
 static int nr_symbols;
 
 /* Fixed storage for the undo, which must be async-signal-safe. */
@@ -263,10 +264,10 @@ static int stop_recording(struct kscale_run *run)
 	return 0;
 }
 
-/* "  2.00%  | 0.71%  |[k] do_syscall_64": shares of every sample. */
 /*
- * Lines "children% | self% | comm | [k] symbol": each named function's
- * shares summed over comms, and the idle task's (swapper) self share.
+ * Lines "  2.00%  | 0.71%  |fio  |[k] do_syscall_64", shares of every
+ * sample: each named function's summed over comms, and the idle task's
+ * (swapper) self share.
  */
 static void parse_report(FILE *f, double *children, double *self,
 			 double *idle)
@@ -529,7 +530,8 @@ void perf_init(const struct kscale_model *m, const struct kscale_options *o,
 			     "kernel_%s_children_busy_pct",
 			     symbols[nr_symbols]) < 0 ||
 		    asprintf(&self_busy_name[nr_symbols],
-			     "kernel_%s_self_busy_pct", symbols[nr_symbols]) < 0)
+			     "kernel_%s_self_busy_pct",
+			     symbols[nr_symbols]) < 0)
 			abort();
 		nr_symbols++;
 	}

@@ -107,6 +107,13 @@ check_config() {
 	refused "$1" "$2" "${2##*/}" "$kscale" run "$2"
 }
 
+check_unknowns() {
+	refused "$1" "$2" "$2" "$root/scripts/kscale-summary" \
+		"--claims=$root/configs/seed-claims.tsv" "--unknowns=$2" \
+		"--out=$tmp/out/s" "--plots=$tmp/out/plots" "${fixture%/*}" \
+		"run_a atomic percpu --seed=000"
+}
+
 check_results() {
 	local t
 
@@ -134,6 +141,7 @@ test_corpus() {
 	corpus calibration "$tmp/cal.base" "$tmp/cal"
 	corpus config "$tmp/conf.base" "$tmp/c.conf"
 	corpus results "$fixture" "$tmp/r.json"
+	corpus unknowns "$root/configs/seed-unknowns.tsv" "$tmp/u.tsv"
 	cp -r -- "$root/configs/validation" "$tmp/data"
 	for f in datasets:datasets.tsv series:series.tsv \
 		 curve:jordan-2018-page-fault1.tsv; do
