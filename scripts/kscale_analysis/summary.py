@@ -434,7 +434,7 @@ def claim_points(lines):
 def differing(points):
     """Each point's settings and what tells the claim's points apart: its
     results file where they come from several, the knobs that differ."""
-    settings = [dict(setting(row.before), run=line.results.label)
+    settings = [dict(setting(row.before), run=line.headline.label)
                 for line, row, _ in points]
     keys = [k for k in dict.fromkeys(k for s in settings for k in s)
             if len({s.get(k) for s in settings}) > 1]
@@ -473,9 +473,7 @@ def claim_plots(lines, directory):
         others = [k for k in keys if k != "threads"]
         series = {}
         for (line, row, ratio), s in zip(points, settings):
-            ci = stats.bootstrap_ci(*(side.values(line.metric)
-                                      for side in (row.before, row.after)))
-            lo, hi = (1 + c / 100 for c in ci) if ci else (ratio, ratio)
+            lo, hi = ratio_ci(line, row) or (ratio, ratio)
             series.setdefault(named(s, others) or "simulated", []).append(
                 (int(s["threads"]), ratio, lo, hi))
         curves = [(name, sorted(pts)) for name, pts in sorted(series.items())]
@@ -511,18 +509,31 @@ def write_plots(plots):
                               f"{e.strerror or e}") from None
 
 
-def placement(reported, low, high):
-    """Where the seed's figure (its reported column's first word) lies in
-    the simulated range LOW..HIGH: 'inside', 'below: 0.31x the lowest'."""
+def ratio_ci(line, row):
+    """The bootstrap 95% interval of a row's after/before ratio, or None."""
+    ci = stats.bootstrap_ci(*(side.values(line.metric) for side in (row.before, row.after)))
+    return ci and tuple(1 + c / 100 for c in ci)
+
+
+def placement(reported, points):
+    """Where the seed's figure (its reported column's first word) lies
+    against the points' ratios: 'inside' their range, 'inside the CIs'
+    of its ends (the range widened by each point's 95% interval), or
+    'below: 0.31x the lowest' CI."""
     figure = seed_figure(reported)
     if figure is None:
         return "- (not a ratio)"
     seed_low, seed_high = figure
+    ratios = [ratio for _, _, ratio in points]
+    if seed_high >= min(ratios) and seed_low <= max(ratios):
+        return "inside"
+    cis = [ratio_ci(line, row) or (ratio, ratio) for line, row, ratio in points]
+    low, high = min(ci[0] for ci in cis), max(ci[1] for ci in cis)
     if seed_high < low:
-        return f"below: {fmt_plain_ratio(seed_high / low)} the lowest"
+        return f"below: {fmt_plain_ratio(seed_high / low)} the lowest CI"
     if seed_low > high:
-        return f"above: {fmt_plain_ratio(seed_low / high)} the highest"
-    return "inside"
+        return f"above: {fmt_plain_ratio(seed_low / high)} the highest CI"
+    return "inside the CIs"
 
 
 def fmt_end(points, i, name):
@@ -552,7 +563,7 @@ def claims_table(lines):
         count = f"{len(points)} setting{'s' * (len(points) != 1)}"
         body.append([seed, claim.reported,
                      f"{fmt_plain_ratio(low)}..{fmt_plain_ratio(high)} over {count}",
-                     placement(claim.reported, low, high),
+                     placement(claim.reported, points),
                      fmt_end(points, lo, name), fmt_end(points, hi, name), here_cell])
     return body
 

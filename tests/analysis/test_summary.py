@@ -247,10 +247,10 @@ class SummaryTest(unittest.TestCase):
                  "000\tnope\ta\tb\ts\tsrc\n",
                  r"^000 +~4x +4\.00x\.\.16\.0x over 4 settings +inside "),
                 ("000\tthreads\t16\t16\ts\tsrc\n",
-                 r"^000 +~4x +16\.0x\.\.16\.0x over 1 setting +below: 0\.25x the lowest "
+                 r"^000 +~4x +16\.0x\.\.16\.0x over 1 setting +below: 0\.25x the lowest CI "
                  r"+16\.0x at the one setting; waits 32 -> 0 "),
                 ("000\tthreads\t1\t1\ts\tsrc\n",
-                 r"^000 +~4x +1\.00x\.\.1\.00x over 1 setting +above: 4\.00x the highest "),
+                 r"^000 +~4x +1\.00x\.\.1\.00x over 1 setting +above: 4\.00x the highest CI "),
                 ("000\tthreads\t32\t64\ts\tsrc\n",
                  r"^000 +~4x +no point in the unknowns' ranges +- +- +- +1\.50x at 2 CPUs$")):
             with self.subTest(unknowns=text):
@@ -271,6 +271,12 @@ class SummaryTest(unittest.TestCase):
         self.assertRegex(line_for(proc.stdout.split("Per claim")[1], "000"),
                          r"^000 +~4x +2\.00x\.\.16\.0x over 2 settings +inside +"
                          r"2\.00x at mounts 2, threads 4 +16\.0x at mounts 1, threads 16; ")
+        # 3.9x with repetitions that spread past 4x: inside the CIs
+        self.results("sim", {"atomic": [10.0] * 5, "percpu": [37.0, 38.0, 39.0, 42.0, 43.0]},
+                     threads=(16,), sim=("x445", 16))
+        proc = self.summary("sim atomic percpu --seed=000")
+        self.assertRegex(line_for(proc.stdout.split("Per claim")[1], "000"),
+                         r"^000 +~4x +3\.90x\.\.3\.90x over 1 setting +inside the CIs ")
         # measured here, no claim line
         self.results("mnt", {"atomic": [10.0] * 5, "percpu": [20.0] * 5})
         self.assertNotIn("Per claim", self.summary("mnt atomic percpu --seed=000").stdout)
