@@ -35,13 +35,17 @@ PROFILED = os.path.join(pyfuzz.CORPUS, "predict", "mnt.json")
 MACHINES = os.path.join(pyfuzz.ROOT, "configs", "machines")
 
 
-def check_scale(path):
+def read(reader, path):
+    """reader(path), or None where it raised KscaleError in one line."""
     try:
-        lines = seeds.read_seed_scale(path)
+        return reader(path)
     except KscaleError as e:
         require("\n" not in str(e), "two-line error")
-        return
-    for s in lines:
+        return None
+
+
+def check_scale(path):
+    for s in read(seeds.read_seed_scale, path) or []:
         require(type(s.threads) is int and s.threads >= 1, f"threads {s.threads!r}")
         require(math.isfinite(s.low) and 0 < s.low <= s.high and math.isfinite(s.high),
                 f"figure {s.low!r}..{s.high!r}")
@@ -52,12 +56,8 @@ def check_scale(path):
 
 
 def check_claims(path):
-    try:
-        claims = summary.read_claims(path)
-    except KscaleError as e:
-        require("\n" not in str(e), "two-line error")
-        return None
-    for seed, claim in claims.items():
+    claims = read(summary.read_claims, path)
+    for seed, claim in (claims or {}).items():
         require(claim.seed == seed and all(isinstance(x, str) and x for x in
                                            (claim.title, claim.reported, claim.machine)),
                 f"claim {claim!r}")
@@ -65,12 +65,7 @@ def check_claims(path):
 
 
 def check_unknowns(path):
-    try:
-        unknowns = summary.read_unknowns(path)
-    except KscaleError as e:
-        require("\n" not in str(e), "two-line error")
-        return
-    for seed, knobs in unknowns.items():
+    for seed, knobs in (read(summary.read_unknowns, path) or {}).items():
         require(knobs and len({u.knob for u in knobs}) == len(knobs), f"knobs of {seed}")
         for u in knobs:
             require(u.admits(u.low) and u.admits(u.high), f"range {u!r}")
