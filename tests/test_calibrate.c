@@ -55,13 +55,18 @@ static long probe_round(struct kscale_round *r)
 }
 
 /* 200 us of spinning, 100 operations: the helper's own clock times it. */
+/*
+ * 200 us of this thread's CPU a round, 100 operations: a round that never
+ * waits is timed on the thread's CPU clock, so the host taking the CPU
+ * away mid-round (beside busy loops) moves neither end of it.
+ */
 static long spin_round(struct kscale_round *r)
 {
 	struct timespec t0, t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	do
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	while ((t.tv_sec - t0.tv_sec) * 1000000000L +
 	       (t.tv_nsec - t0.tv_nsec) < 200000);
 	return 100;

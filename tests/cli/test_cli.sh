@@ -397,9 +397,9 @@ xfs_killed_leaves_nothing() {
 perf_killed_leaves_nothing() {
 	local sig=$1 pid i
 
-	TMPDIR=$tmp "${bench%/*}/shmem_fault" --variants=real --cpus=1 \
-		--pages=256 --duration=5 --warmup=0 --perf=1 \
-		>/dev/null 2>"$tmp/err" &
+	TMPDIR=$tmp "${bench%/*}/shmem_fault" --workloads=fault \
+		--variants=real --cpus=1 --pages=256 --duration=5 --warmup=0 \
+		--perf=1 >/dev/null 2>"$tmp/err" &
 	pid=$!
 	# the run's own recording, not the start-up's probe
 	for ((i = 0; i < 100; i++)); do
