@@ -247,6 +247,23 @@ def install(staged):
         print(dest)
 
 
+def write(gnuplot, plots, out_dir=None, data=data_text, script=script_text):
+    """Render every plot in a scratch directory, then put each PNG and SVG
+    in place and print its path; a failure to write them is one line
+    naming out_dir where it is given."""
+    with tempfile.TemporaryDirectory(prefix="kscale-plot.") as workdir:
+        staged = []
+        for index, p in enumerate(plots):
+            images = render(gnuplot, p, workdir, index, data, script)
+            staged += [(path, p.stem + ext) for ext, path in images.items()]
+        try:
+            install(staged)
+        except OSError as e:
+            if out_dir is None:
+                raise
+            raise KscaleError(f"cannot write {out_dir}: {e.strerror or e}") from None
+
+
 def plot_command(argv):
     args = build_parser().parse_intermixed_args(argv)
     metrics = cli.metric_list(args.metric, DEFAULT_METRICS)
@@ -254,16 +271,7 @@ def plot_command(argv):
     for metric in metrics:
         results.require_metric(metric)
     gnuplot = find_gnuplot()
-    plots = plan(results, metrics, args.out_dir, args.prefix)
-    with tempfile.TemporaryDirectory(prefix="kscale-plot.") as workdir:
-        staged = []
-        for index, p in enumerate(plots):
-            images = render(gnuplot, p, workdir, index)
-            staged += [(path, p.stem + ext) for ext, path in images.items()]
-        try:
-            install(staged)
-        except OSError as e:
-            raise KscaleError(f"cannot write {args.out_dir}: {e.strerror or e}") from None
+    write(gnuplot, plan(results, metrics, args.out_dir, args.prefix), args.out_dir)
 
 
 def main(argv):

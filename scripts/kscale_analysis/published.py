@@ -27,7 +27,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 from . import plot, stats
@@ -536,14 +535,8 @@ def plots(results, rows, plot_dir):
                 c.label, [(r['threads'], r['published']) for r in mine],
                 [(r['threads'], r['simulated'], r['simulated_min'],
                   r['simulated_max']) for r in mine]))
-    gnuplot = plot.find_gnuplot()
-    with tempfile.TemporaryDirectory(prefix='kscale-plot.') as workdir:
-        staged = []
-        for index, p in enumerate(figures.values()):
-            images = plot.render(gnuplot, p, workdir, index,
-                                 plot.band_data_text, plot.band_script_text)
-            staged += [(path, p.stem + ext) for ext, path in images.items()]
-        plot.install(staged)
+    plot.write(plot.find_gnuplot(), figures.values(), data=plot.band_data_text,
+               script=plot.band_script_text)
 
 
 def published_command(args, build, root):

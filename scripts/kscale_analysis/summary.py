@@ -27,7 +27,6 @@ import csv
 import math
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 
 from . import cli, compare, plot, sensitivity, stats
@@ -254,8 +253,8 @@ def headline_line(results_dir, headline, claims, here=False, unknowns=None):
         before, after = unpinned(before, most), unpinned(after, most)
     metric, row = compare.one_point(results, before, after, headline.metric, what)
     line = Line(headline, claim, results, row, metric)
-    for metric in (headline.mechanism or "").split(",") if not here else ():
-        if metric:
+    if headline.mechanism and not here:
+        for metric in filter(None, headline.mechanism.split(",")):
             results.require_metric(metric)
     if simulated(results) and not here:
         seed_unknowns = (unknowns or {}).get(headline.seed)
@@ -494,21 +493,6 @@ def claim_plots(lines, directory):
     return plots
 
 
-def write_plots(plots):
-    """Render each plot and put its PNG and SVG in place together."""
-    gnuplot = plot.find_gnuplot()
-    with tempfile.TemporaryDirectory(prefix="kscale-summary.") as workdir:
-        staged = []
-        for index, p in enumerate(plots):
-            images = plot.render(gnuplot, p, workdir, index)
-            staged += [(path, p.stem + ext) for ext, path in images.items()]
-        try:
-            plot.install(staged)
-        except OSError as e:
-            raise KscaleError(f"cannot write {os.path.dirname(plots[0].stem)}: "
-                              f"{e.strerror or e}") from None
-
-
 def ratio_ci(line, row):
     """The bootstrap 95% interval of a row's after/before ratio, or None."""
     ci = stats.bootstrap_ci(*(side.values(line.metric) for side in (row.before, row.after)))
@@ -699,7 +683,7 @@ def summary_command(argv):
                                   f"{e.strerror or e}") from None
             print(args.out + ext)
     if plots:
-        write_plots(plots)
+        plot.write(plot.find_gnuplot(), plots, args.plots)
 
 
 def main(argv):

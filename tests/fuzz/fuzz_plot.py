@@ -25,17 +25,18 @@ work = pyfuzz.Workdir()
 SEED = os.path.join(pyfuzz.CORPUS, "results", "mnt.json")
 
 
-def fake_render(gnuplot, p, workdir, index):
+def fake_render(gnuplot, p, workdir, index, data_text=plot.data_text,
+                script_text=plot.script_text):
     """plot.render without gnuplot: the data and script it would get, and
     stand-in images."""
-    data = plot.data_text(p)
+    data = data_text(p)
     for line in data.splitlines():
         if line:
             require(all(math.isfinite(float(x)) for x in line.split()),
                     f"data line {line!r}")
     base = os.path.join(workdir, str(index))
     images = {".png": base + ".png", ".svg": base + ".svg"}
-    script = plot.script_text(p, base + ".dat", images[".png"], images[".svg"])
+    script = script_text(p, base + ".dat", images[".png"], images[".svg"])
     require("\0" not in script, "NUL in the gnuplot script")
     for path in images.values():
         with open(path, "w") as f:
