@@ -90,6 +90,21 @@ assert rows and not low, low
 PY
 }
 
+# until_counted_ok RESULTS SECONDS: each model row could go on SECONDS past
+# its window (--window-until-counted), a host row not at all.
+until_counted_ok() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+host = doc["context"]["kscale_host_variants"].split(",")
+rows = [b for b in doc["benchmarks"] if b["run_type"] == "iteration"]
+want = {b["name"]: 0 if b["name"].split("/")[2] in host else float(sys.argv[2])
+        for b in rows}
+assert rows and all(b["until_counted_s"] == want[b["name"]] for b in rows), \
+    [(b["name"], b["until_counted_s"]) for b in rows]
+PY
+}
+
 png_ok() {
 	local f
 	for f in "$1"/*.png; do
@@ -190,6 +205,8 @@ check "primitives: a window goes on until every task counted" \
 	--window-until-counted=20 --benchmark_out="$tmp/counted.json"
 check "primitives: every task counted in the window it went on for" \
 	every_row_above "$tmp/counted.json" fairness 0
+check "primitives: each row says how long it could go on" \
+	until_counted_ok "$tmp/counted.json" 20
 # Given up on too soon, it names a task that never ran since the gate
 # and where the host and the model scheduler have it.
 check "primitives: a window given up on names its uncounted tasks" \
@@ -521,6 +538,8 @@ check "rwsem locktest: every model variant and pthread, the reader shares" \
 	--benchmark_out="$tmp/locktest.json"
 check "rwsem locktest: readers and writers counted apart" \
 	locktest_ok "$tmp/locktest.json"
+check "rwsem locktest: pthread's rows do not go on past the window" \
+	until_counted_ok "$tmp/locktest.json" 60
 check "rwsem locktest: simulated, the same counters" \
 	"$build/bench/rwsem" --workloads=locktest \
 	--variants=v4.6,v5.1,v5.3,upstream --sim=hpe-4s-haswell-ex-2016 \

@@ -49,7 +49,8 @@ static struct kscale_flag *options_flags(struct kscale_options *o,
 			"go on past the window, up to SECONDS more, until\n"
 			"every thread has an operation in it, the window as\n"
 			"long as it lasted (a check that no thread is starved\n"
-			"or uncounted: kscale vm-test); names on stderr up to\n"
+			"or uncounted: kscale vm-test); model rows only, each\n"
+			"row's in its until_counted_s; names on stderr up to\n"
 			"8 threads it gave up on, with where the host and the\n"
 			"model scheduler have them"),
 		KSCALE_FLAG_SECONDS("watchdog", "SECONDS", &o->watchdog,

@@ -46,6 +46,11 @@ BEGIN, END = "KSCALE-OUT-BEGIN", "KSCALE-OUT-END"
 # where).
 BOOTS = 3
 
+# A window goes on until every thread counted: the bound costs a run
+# nothing unless a thread is starved, so it is one the host's turns and
+# load cannot reach (the load average is a minute's, read at the start).
+UNTIL_COUNTED_MIN = 60.0
+
 
 @dataclass
 class Machine:
@@ -78,10 +83,13 @@ class Machine:
         vCPUs overcommit the host_threads qemu runs them on and by the
         host's load (runnable tasks a host CPU, at least 1) that shares
         those, so that each thread may have had window's worth of a host
-        CPU.  Without the load, beside two busy loops and five builds
-        (load 28 on 2 CPUs) a real_lookup and a primitives row ended
-        with a thread at 0."""
-        return window * max(1, -(-self.cpus // host_threads)) * max(1.0, load)
+        CPU; and never under UNTIL_COUNTED_MIN.  Without the load,
+        beside two busy loops and five builds (load 28 on 2 CPUs) a
+        real_lookup and a primitives row ended with a thread at 0;
+        without the floor, CI's 0.5 s (0.1 s, stretched to 0.4 s) ended
+        rwsem's fio/v5.3 at 16 tasks on 4 vCPUs with one at 0."""
+        return max(UNTIL_COUNTED_MIN,
+                   window * max(1, -(-self.cpus // host_threads)) * max(1.0, load))
 
     @property
     def profile_counts(self):
@@ -576,7 +584,6 @@ def check_bench(bench):
         rows = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
         ctx = doc["context"]
         counts = m.bench_counts
-        window = window_s(doc)
         # the running kernel's rows are run, not judged on their fairness
         host = set(ctx.get("kscale_host_variants", "").split(","))
         ran, skipped, few, kernel = 0, [], [], []
@@ -592,7 +599,7 @@ def check_bench(bench):
                 if not at:
                     raise Failed(f"{bench}/{variant}: no row at {n} threads")
                 for b in at:
-                    if sane(bench, b, variant not in host, window):
+                    if sane(bench, b, variant not in host, window_s(doc, b)):
                         (kernel if variant in host else few).append(
                             f"{variant}@{n}")
             ran += 1
@@ -614,12 +621,11 @@ def check_bench(bench):
 FEW_OPS = 10
 
 
-def window_s(doc):
-    """A bench's window, s, where a thread did nothing in it: it went on
-    for as long as --window-until-counted let it."""
-    ctx = doc["context"]
-    return (float(ctx.get("kscale_duration_s", 0)) +
-            float(ctx.get("kscale_window_until_counted_s", 0)))
+def window_s(doc, b):
+    """Row b's window, s, where a thread did nothing in it: it went on
+    for as long as --window-until-counted let that row (until_counted_s:
+    a host row's does not go on)."""
+    return float(doc["context"]["kscale_duration_s"]) + b["until_counted_s"]
 
 
 def sane(bench, b, strict, window):
@@ -666,7 +672,7 @@ def check_hole(m, o):
         if not at:
             raise Failed(f"primitives: no row at {n} threads")
         for b in at:
-            if sane("primitives", b, True, window_s(doc)) == "few":
+            if sane("primitives", b, True, window_s(doc, b)) == "few":
                 few.append(n)
     check_unit("test_percpu")(m, o, item="hole-percpu")
     return (f"{m.cpus - 1} CPUs 0,2-{m.cpus - 1}: plan, primitives at "
