@@ -5,8 +5,9 @@ rests on the figures of its machine file, some measured, some estimated
 (their `source.KEY` line starts with "estimate").  This runs the
 headline's two points again, first as they are and then with each
 estimated figure of the simulator scaled by 1 - F and 1 + F (F = 0.3), a
-copy of the machine file a time, all with one calibration of the `auto`
-work, and writes the after/before ratio of each (and the as-is one's 95%
+copy of the machine file a time, all with the calibration the as-is run
+wrote (of the `auto` work and of everything the simulator measures on
+the host), as many at a time as --jobs says, and writes the after/before ratio of each (and the as-is one's 95%
 interval: a move inside it is the seeds', not the figure's) to
 RESULTS_DIR/LABEL.sensitivity.BEFORE-AFTER.json, which `kscale summary`
 prints under the table.  Topology (cpus, nodes, threads_per_core,
@@ -14,6 +15,7 @@ line_bytes) is not varied: it is the machine's, not an estimate of a
 cost.
 """
 
+import concurrent.futures
 import json
 import os
 import re
@@ -27,7 +29,7 @@ from .results import KscaleError, load
 
 PROG = "kscale sim-sensitivity"
 USAGE = (f"{PROG} --results-dir=DIR --label=LABEL --before=SEL --after=SEL "
-         "[--metric=NAME] [--factor=F] -- BINARY ARGS...")
+         "[--metric=NAME] [--factor=F] [--jobs=N] -- BINARY ARGS...")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 MACHINES = os.path.join(ROOT, "configs", "machines")
 # the costs the simulator reads (lib/sim/machine.c), which an estimate moves
@@ -107,13 +109,28 @@ def ratio(path, before, after, metric):
             None if ci is None else [1 + x / 100 for x in ci])
 
 
+# The benches running, for ended() to stop should one fail or Ctrl-C come.
+running = set()
+
+
 def run_bench(cmd, what):
     print(f"{PROG}: {what}", file=sys.stderr, flush=True)
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
+    with subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True) as p:
+        running.add(p)
+        _, stderr = p.communicate()
+        running.discard(p)
     if p.returncode:
-        last = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
+        last = (stderr.strip().splitlines() or ["(no output)"])[-1]
         raise KscaleError(f"{what}: exit status {p.returncode}: {last}")
+
+
+def ended(pool):
+    """Nothing more started, and the benches running stopped."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in list(running):
+        p.terminate()
+    pool.shutdown(wait=True)
 
 
 def build_parser():
@@ -129,6 +146,12 @@ def build_parser():
     parser.add_argument("--metric", help="default: the model's primary one")
     parser.add_argument("--factor", type=float, default=0.3, metavar="F",
                         help="each estimate times 1 - F and 1 + F (default 0.3)")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        metavar="N",
+                        help="re-runs at a time after the as-is one: simulated "
+                        "with its calibration, each gives the same counters "
+                        "whatever runs beside it (default: the CPUs this "
+                        "process may run on)")
     parser.add_argument("command", nargs="+", metavar="BINARY ARGS",
                         help="the run's bench command, after --")
     return parser
@@ -138,6 +161,8 @@ def sensitivity_command(argv):
     args = build_parser().parse_args(argv)
     if not 0 < args.factor < 1:
         raise KscaleError(f"--factor={args.factor:g}: expected a number between 0 and 1")
+    if args.jobs < 1:
+        raise KscaleError(f"--jobs={args.jobs}: expected a positive number")
     if not os.path.isfile(os.path.join(args.results_dir, f"{args.label}.json")):
         raise KscaleError(f"--label={args.label}: no run {args.label} in {args.results_dir} "
                           f"(no {args.label}.json)")
@@ -166,12 +191,21 @@ def sensitivity_command(argv):
                       f"{args.label}: {name}")
             return ratio(json_out, args.before, args.after, args.metric)
 
+        def moved(key, side, factor):
+            value = figures[key]
+            return one(f"{key}-{side}", varied_text(text, key, value * factor))[0]
+
         doc["base"], doc["base_ci"] = one("as-is", text)
-        for key, value in figures.items():
-            low, _ = one(f"{key}-low", varied_text(text, key, value * (1 - args.factor)))
-            high, _ = one(f"{key}-high", varied_text(text, key, value * (1 + args.factor)))
-            doc["figures"].append({"figure": key, "value": value,
-                                   "low": low, "high": high})
+        pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
+        try:
+            runs = {key: (pool.submit(moved, key, "low", 1 - args.factor),
+                          pool.submit(moved, key, "high", 1 + args.factor))
+                    for key in figures}
+            for key, (low, high) in runs.items():
+                doc["figures"].append({"figure": key, "value": figures[key],
+                                       "low": low.result(), "high": high.result()})
+        finally:
+            ended(pool)
     try:
         cli.write_atomic(out, json.dumps(doc, indent=1) + "\n")
     except OSError as e:

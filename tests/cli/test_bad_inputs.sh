@@ -176,6 +176,10 @@ test_commands() {
 		"$kscale" sim-sensitivity "--results-dir=$dir" --label=nope \
 		--before=a --after=b -- "$build/bench/primitives" \
 		--sim=ibm-4way-xeon-smp-2007
+	refused "sim-sensitivity --jobs=0" "$fixture" "--jobs=0" \
+		"$kscale" sim-sensitivity "--results-dir=$dir" --label=nope \
+		--jobs=0 --before=a --after=b -- "$build/bench/primitives" \
+		--sim=ibm-4way-xeon-smp-2007
 	refused "run without a build" "$fixture" "no bench binary" env \
 		KSCALE_BUILD=/nonexistent "$kscale" run smoke
 	refused "plot into /proc" "$fixture" "/proc/kscale" want=2 "$kscale" \
