@@ -200,24 +200,40 @@ class Runs(unittest.TestCase):
 
 
 class Transfers(unittest.TestCase):
+    def rows(self, d, profile):
+        out = os.path.join(d, f'{profile}.json')
+        p = subprocess.run(
+            [MNT_WRITERS, f'--sim={machine_file(d)}', '--variants=atomic',
+             '--cpus=1,4', f'--profile={profile}', '--duration=0.002',
+             '--warmup=0.001', f'--benchmark_out={out}'],
+            capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return {b['threads']: b for b in results(out)['benchmarks']}
+
     def test_each_class_lines_misses_per_op(self):
         """--profile under --sim: res_<class>_transfers, the simulator's
         misses of each class's lines per operation: none at one CPU, where
         every line stays in its cache after the warm-up; at four CPUs
         files_lock's line and the mount's move between them."""
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, 't.json')
-            p = subprocess.run(
-                [MNT_WRITERS, f'--sim={machine_file(d)}', '--variants=atomic',
-                 '--cpus=1,4', '--profile', '--duration=0.002',
-                 '--warmup=0.001', f'--benchmark_out={out}'],
-                capture_output=True, text=True)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            rows = {b['threads']: b for b in results(out)['benchmarks']}
+            rows = self.rows(d, 1)
             moved = {k: v for k, v in rows[1].items()
                      if k.endswith('_transfers')}
             self.assertIn('res_files_lock_transfers', moved)
             self.assertEqual(set(moved.values()), {0}, moved)
+            for c in ('files_lock', 'vfsmount'):
+                self.assertGreater(rows[4][f'res_{c}_transfers'], 0, c)
+
+    def test_without_the_profile_only_the_transfers(self):
+        """Without --profile, the lines are registered and nothing hooked:
+        the transfers, for nothing in virtual time (the profile's hooks
+        are model code the simulator charges), and no other res_ counter."""
+        with tempfile.TemporaryDirectory() as d:
+            rows = self.rows(d, 0)
+            res = {k for k in rows[4] if k.startswith(('res_', 'lockstat'))}
+            self.assertIn('res_files_lock_transfers', res)
+            self.assertEqual({k for k in res if not k.endswith('_transfers')},
+                             set(), res)
             for c in ('files_lock', 'vfsmount'):
                 self.assertGreater(rows[4][f'res_{c}_transfers'], 0, c)
 

@@ -534,6 +534,7 @@ int main(int argc, char **argv)
 	sched_preempt_full = o.preempt_full;
 	sched_lone_ns = SCHED_LONE_NS;
 	lockstat_enable(o.profile);
+	lockstat_register_lines(o.sim != NULL);
 	context_add_system(&t, &o);
 	context_add_model(m, &o);
 	context_add_host_variants();

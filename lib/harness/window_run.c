@@ -150,7 +150,7 @@ bool run_prepare(struct kscale_bench *b)
 	if (b->perf && perf_start(run, b->cpu_of_thread, b->nr_threads))
 		return false;
 	/* the set-up registers this run's resources (lockstat.h) */
-	if (lockstat.enabled)
+	if (lockstat.enabled || lockstat.lines)
 		lockstat_reset();
 	kscale_variant_locks(b->row);
 	if (b->workload->setup && b->workload->setup(run)) {

@@ -186,7 +186,7 @@ void lockstat_register(const void *addr, const char *name, unsigned int lines,
 	struct lockstat_slot *s;
 	int c;
 
-	if (!lockstat.enabled)
+	if (!lockstat.enabled && !lockstat.lines)
 		return;
 	c = class_of(name, lines, flags);
 	if (c < 0)
@@ -432,6 +432,11 @@ void lockstat_enable(bool on)
 	lockstat.enabled = on;
 	if (on)
 		calibrate();
+}
+
+void lockstat_register_lines(bool on)
+{
+	lockstat.lines = on;
 }
 
 void lockstat_floor_ns(double *hold_ns, double *wait_ns)

@@ -18,8 +18,10 @@
  * 100 directories, a per-CPU lock of every CPU); an instance is a cache
  * line, so two addresses of one class on one line (a dentry's d_lock and
  * d_count) are one instance.  Registration is accounting only, done in a
- * run's set-up before its threads start; it allocates nothing and costs
- * nothing with --profile off.
+ * run's set-up before its threads start; with --profile off it is done
+ * only under --sim (lockstat.lines: the simulator counts each class's
+ * line misses, res_NAME_transfers, for nothing in virtual time), and
+ * otherwise allocates nothing and costs nothing.
  *
  * The primitives account themselves: spin_lock() (every kind),
  * struct mutex, the rwsem models through struct rwsem_ops and
@@ -47,8 +49,9 @@
  *	res_NAME_read_visits	rwsems only: read holds per operation,
  *	res_NAME_read_hold_ns	their mean ns held
  *	res_NAME_read_wait_ns	and their mean wait
- *	res_NAME_transfers	simulated runs only: misses of its lines
- *				(lockstat_class_lines_sum()) per operation
+ *	res_NAME_transfers	simulated runs: misses of its lines
+ *				(lockstat_class_lines_sum()) per operation,
+ *				--profile or not
  *
  * and lockstat_ns_per_op, what the hooks themselves took of an operation
  * (lockstat_sum()); their own cycles are left out of every hold and wait.
@@ -101,6 +104,7 @@ struct lockstat_acc {
  */
 struct lockstat_state {
 	bool enabled;			/* --profile */
+	bool lines;			/* --sim: registered, never hooked */
 	bool window;			/* instances visited are marked */
 } ____cacheline_aligned;
 
@@ -229,6 +233,8 @@ void lockstat_register(const void *addr, const char *name, unsigned int lines,
  * known), which every visit's then leaves out: lockstat_floor_ns().
  */
 void lockstat_enable(bool on);
+/* Registration on whatever lockstat_enable() says (--sim's line misses). */
+void lockstat_register_lines(bool on);
 void lockstat_floor_ns(double *hold_ns, double *wait_ns);
 /* A new run: forget every class, instance and thread's counts. */
 void lockstat_reset(void);

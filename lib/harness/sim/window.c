@@ -139,17 +139,17 @@ static void sim_window(struct kscale_bench *b)
 	if (!sim_run_to(b, t0, "warming up"))
 		goto out;
 	sim_snapshot(run, start);
+	sim_transfers(tr0);
 	if (lockstat.enabled) {
 		res0.cost = lockstat_sum(res0.acc);
-		sim_transfers(tr0);
 		lockstat_window(true);
 	}
 	if (!sim_run_to(b, t1, "in the window"))
 		goto out;
 	sim_snapshot(run, end);
+	sim_transfers(tr1);
 	if (lockstat.enabled) {
 		res1.cost = lockstat_sum(res1.acc);
-		sim_transfers(tr1);
 		lockstat_window(false);
 	}
 	run->stop = 1;
@@ -164,10 +164,9 @@ static void sim_window(struct kscale_bench *b)
 	b->window = b->duration;
 	run->elapsed = 1e-9 * t1;
 	ops = set_counters(b, start, end, b->duration);
-	if (lockstat.enabled) {
+	if (lockstat.enabled)
 		res_counters(run, ops, &res0, &res1);
-		res_transfers(run, ops, tr0, tr1);
-	}
+	res_transfers(run, ops, tr0, tr1);
 	sim_counters(run, now() - host0);
 out:
 	free(start);
