@@ -18,7 +18,7 @@ from .results import KscaleError
 
 PROG = "kscale"
 USAGE = """\
-usage: kscale run [--check] [CONFIG...] [-- BENCH ARGS...]
+usage: kscale run [--check] [--sensitivity] [CONFIG...] [-- BENCH ARGS...]
 
 Set up, then execute each CONFIG: a NAME for configs/NAME.conf, or a path
 (with a '/' or ending in .conf).  The default, configs/default.conf (whose
@@ -42,7 +42,11 @@ line's binary with its ARGS and the BENCH ARGS asked with --dry-run (its
 flags, variants, knobs, machine), and each compare and headline variant
 against what its run line runs: nothing is set up, built, run or
 written; a run does the same before it runs anything.  One line, 'kscale: CONFIG...: OK: ...' (exit status 0) or the
-first problem found (2).
+first problem found (2).  With --sensitivity, each headline marked
+--sensitivity is re-run with every estimated figure of its machine moved
+(kscale sim-sensitivity) and the summary says how its ratio moved;
+without it the summary says it was not run (seeds-at-scale: some 25
+minutes more on 2 CPUs).
 """
 # a bench's progress lines, "kscale: [k/N] ...": on a terminal only
 PROGRESS_TTY = re.compile(rb"kscale: \[[0-9]+/[0-9]+\] ")
@@ -88,9 +92,10 @@ class Runner:
     at all.  SIGINT, SIGTERM or SIGHUP stop the bench running, remove the
     staging directories and keep the earlier results."""
 
-    def __init__(self, root, extra_args):
+    def __init__(self, root, extra_args, sensitivity=False):
         self.configs = Configs(root)
         self.extra_args = extra_args
+        self.sensitivity = sensitivity  # run --sensitivity: the re-runs made
         self.scripts = f"{root}/scripts"
         self.build = environment_dir("KSCALE_BUILD", f"{root}/build")
         self.results = environment_dir("KSCALE_RESULTS", f"{root}/results")
@@ -376,7 +381,10 @@ class Runner:
     def step_sensitivities(self):
         """headline LABEL BEFORE AFTER ... --sensitivity: LABEL's run line
         again at the headline's point, with each estimated machine figure
-        moved (kscale sim-sensitivity), into LABEL.sensitivity.*.json."""
+        moved (kscale sim-sensitivity), into LABEL.sensitivity.*.json;
+        with run --sensitivity only."""
+        if not self.sensitivity:
+            return
         for name, headlines in self.configs.headlines.items():
             for label, before, after, *options in headlines:
                 if "--sensitivity" not in options:
@@ -408,6 +416,7 @@ class Runner:
                  f"--unknowns={self.configs.unknowns_path}",
                  f"--plots={self.plots_of(name)}",
                  f"--sim-validation={self.results}/sim-validate/validation.json",
+                 *([] if self.sensitivity else ["--sensitivity-not-run"]),
                  f"--out={base}", self.results_of(name), *map(" ".join, headlines)],
                 stdout=subprocess.PIPE)
             if status:
@@ -464,13 +473,15 @@ def listdir(path):
 
 
 def run_command(argv):
-    specs, extra_args, check = [], [], False
+    specs, extra_args, check, sensitivity = [], [], False, False
     for i, arg in enumerate(argv):
         if arg in ("-h", "--help"):
             out(USAGE)
             return
         if arg == "--check":
             check = True
+        elif arg == "--sensitivity":
+            sensitivity = True
         elif arg == "--":
             extra_args = argv[i + 1:]
             break
@@ -479,7 +490,7 @@ def run_command(argv):
         else:
             specs.append(arg)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    runner = Runner(root, extra_args)
+    runner = Runner(root, extra_args, sensitivity)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, runner.interrupted)
     specs = specs or ["default"]

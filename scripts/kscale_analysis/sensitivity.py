@@ -114,7 +114,8 @@ running = set()
 
 
 def run_bench(cmd, what):
-    print(f"{PROG}: {what}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"{PROG}: {what}\n")  # one write: runs print at once
+    sys.stderr.flush()
     with subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True) as p:
         running.add(p)

@@ -37,7 +37,7 @@ PROG = "kscale summary"
 HEADLINE_SYNTAX = ("LABEL BEFORE AFTER --seed=SEED [--metric=NAME] [--here=LABEL] "
                    "[--sensitivity] [--mechanism=METRIC,...]")
 USAGE = (f"{PROG} --claims=FILE [--unknowns=FILE] [--sim-validation=FILE] [--out=BASE] "
-         f"[--plots=DIR] RESULTS_DIR '{HEADLINE_SYNTAX}'...")
+         f"[--plots=DIR] [--sensitivity-not-run] RESULTS_DIR '{HEADLINE_SYNTAX}'...")
 CLAIM_COLUMNS = ("seed", "title", "reported", "machine")
 UNKNOWN_COLUMNS = ("seed", "knob", "low", "high", "swept", "source")
 CLAIM_HEADER = ["Claim", "Seed reported", "Simulated range", "Seed's figure",
@@ -59,7 +59,8 @@ where BEFORE and AFTER pair up at its most tasks (their threads:N
 replaced), measured here;
 --sensitivity adds a note of LABEL's ratio with each estimated machine
 figure 30% lower and higher (LABEL.sensitivity.*.json, written by
-`kscale sim-sensitivity`); --mechanism=METRIC,... a column of each
+`kscale sim-sensitivity`; --sensitivity-not-run: a note that it was not
+run, `kscale run` without --sensitivity); --mechanism=METRIC,... a column of each
 metric's medians before -> after at the point. A table with simulated lines has a column
 "Validated": whether `kscale sim-validate`'s --sim-validation file (its
 validation.json; none: not validated) reproduced the seed's ratio on this
@@ -107,6 +108,7 @@ class Line:
     metric: str
     here: object = None  # the same ratio's Line on this machine, or None
     sensitivity: object = None  # kscale sim-sensitivity's document, or None
+    sensitivity_not_run: bool = False  # asked for, and kscale run was told not to
     points: list = None  # compare.Rows over the seed's unknowns (simulated)
 
 
@@ -144,6 +146,10 @@ def build_parser():
     parser.add_argument("--plots", metavar="DIR",
                         help="a plot a claim whose range spans thread counts: "
                              "DIR/claim-SEED-METRIC.png and .svg")
+    parser.add_argument("--sensitivity-not-run", action="store_true",
+                        help="the headlines' --sensitivity re-runs were not "
+                             "made (kscale run without --sensitivity): say "
+                             "so under the table, read none")
     parser.add_argument("--out", metavar="BASE",
                         help="write BASE.txt and BASE.md instead of printing")
     return parser
@@ -235,7 +241,8 @@ def unknown_points(line, unknowns):
             if all(u.admits(setting(row.before).get(u.knob, u.low)) for u in unknowns)]
 
 
-def headline_line(results_dir, headline, claims, here=False, unknowns=None):
+def headline_line(results_dir, headline, claims, here=False, unknowns=None,
+                  sensitivity_run=True):
     """The headline's table line: its one point of LABEL.json (of its
     --here's with here)."""
     label = headline.here if here else headline.label
@@ -263,8 +270,10 @@ def headline_line(results_dir, headline, claims, here=False, unknowns=None):
         if not simulated(results):
             raise KscaleError(f"{what}: --sensitivity: {label}.json was not "
                               "simulated")
-        line.sensitivity = sensitivity.read(results_dir, label, before, after)
-        if line.sensitivity is None:
+        line.sensitivity_not_run = not sensitivity_run
+        if sensitivity_run:
+            line.sensitivity = sensitivity.read(results_dir, label, before, after)
+        if sensitivity_run and line.sensitivity is None:
             raise KscaleError(f"{what}: --sensitivity: none written (kscale "
                               "sim-sensitivity, run by `kscale run`)")
     if headline.here and not here:
@@ -601,7 +610,8 @@ def footnotes(lines):
                    "without: its headlines' points), its lowest and highest with "
                    "what differs between the points, and where the seed's figure "
                    "lies: inside the range, or above or below it")
-    out += [sensitivity_note(line) for line in lines if line.sensitivity]
+    out += [sensitivity_note(line) for line in lines
+            if line.sensitivity or line.sensitivity_not_run]
     return out + ["Seed reported: the seed's own figure, as the same after/before ratio, "
                   "and the machine it was measured on"] + \
         compare.legend(stats.MIN_EFFECT_PCT) + notes
@@ -613,7 +623,11 @@ def fmt_plain_ratio(value):
 
 def sensitivity_note(line):
     """'Sensitivity of 004 ...: wake_ns 8000 0.93x/0.97x, ...' from the
-    document kscale sim-sensitivity wrote."""
+    document kscale sim-sensitivity wrote, or that it was not run."""
+    if line.sensitivity_not_run:
+        return (f"Sensitivity of {line.headline.seed}: not run (`kscale run "
+                "--sensitivity` re-runs its simulated ratio with each estimated "
+                "figure of the machine 30% lower and higher)")
     doc = line.sensitivity
     base, factor, figures = doc["base"], doc["factor"], doc["figures"]
 
@@ -668,7 +682,8 @@ def summary_command(argv):
     claims = read_claims(args.claims)
     unknowns = read_unknowns(args.unknowns) if args.unknowns else None
     lines = [headline_line(args.results_dir, parse_headline(text), claims,
-                           unknowns=unknowns)
+                           unknowns=unknowns,
+                           sensitivity_run=not args.sensitivity_not_run)
              for text in args.headlines]
     validation = args.sim_validation and cli.read_json_if_any(args.sim_validation)
     plots = claim_plots(lines, args.plots) if args.plots else []

@@ -204,6 +204,11 @@ class SummaryTest(unittest.TestCase):
         proc = self.summary(headline)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("--sensitivity: none written", proc.stderr)
+        # kscale run without --sensitivity: none made, and the note says so
+        proc = self.summary(headline, "--sensitivity-not-run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("Sensitivity of 000: not run (`kscale run --sensitivity` "
+                      "re-runs its simulated ratio", " ".join(proc.stdout.split()))
         self.sensitivity("sim", before, after, 4.1,
                          [("wake_ns", 5300, 4.0, 4.2), ("line_ns_remote", 450, 2.5, 5.5)])
         proc = self.summary(headline)

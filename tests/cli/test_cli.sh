@@ -614,6 +614,34 @@ test_run_headline() {
 		! -e "$KSCALE_RESULTS/headline-noseed"
 }
 
+# joined_has FILE TEXT: TEXT in FILE, its lines joined (the notes wrap).
+joined_has() {
+	tr -s ' \n' ' ' <"$1" | grep -qF -- "$2"
+}
+
+# A headline's --sensitivity re-runs are made with run --sensitivity only;
+# without, the summary says they were not run.
+test_run_sensitivity() {
+	local results=$KSCALE_RESULTS/sensitivity
+	local line='run sim mnt_writers --sim=ibm-4way-xeon-smp-2007 --cpus=4'
+
+	line+=' --variants=atomic,percpu --path-work-ns=1000 --duration=0.002'
+	line+=' --warmup=0.001 --benchmark_repetitions=2'
+	printf '%s
+headline sim atomic/threads:4 percpu/threads:4 --seed=000 --sensitivity\n' \
+		"$line" >"$tmp/sensitivity.conf"
+	run "$kscale" run "$tmp/sensitivity.conf"
+	check "run, a headline with --sensitivity: exit 0" test "$status" -eq 0
+	check "... no re-run made" test -z "$(find "$results" -name '*.sensitivity.*')"
+	check "... and the summary says so" \
+		joined_has "$results/summary.txt" "Sensitivity of 000: not run"
+	run "$kscale" run --sensitivity "$tmp/sensitivity.conf"
+	check "run --sensitivity: exit 0" test "$status" -eq 0
+	check "... the re-runs written" test -n "$(find "$results" -name '*.sensitivity.*')"
+	check "... and their note in the summary" joined_has "$results/summary.txt" \
+		"Sensitivity of 000: its simulated ratio re-run"
+}
+
 # What an interrupted `kscale run` may leave, listed: mount points, loop
 # devices, /dev/shm entries; in DIR/before or DIR/after (WHEN).
 host_snapshot() {
@@ -781,6 +809,7 @@ test_bench_killed
 test_bench_cpu_counts
 test_bench_calibration
 test_run_headline
+test_run_sensitivity
 test_run_interrupted
 
 # kscale predict on a tiny profiled run: its tables, files and plots, and
