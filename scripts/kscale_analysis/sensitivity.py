@@ -4,7 +4,8 @@ A headline of a simulated run (`headline ... --sensitivity` in a config)
 rests on the figures of its machine file, some measured, some estimated
 (their `source.KEY` line starts with "estimate").  This runs the
 headline's two points again, first as they are and then with each
-estimated figure of the simulator scaled by 1 - F and 1 + F (F = 0.3), a
+estimated figure of the simulator scaled by 1 - F and 1 + F (F = 0.3;
+smt_throughput's gain over 1, FLOOR), a
 copy of the machine file a time, all with the calibration the as-is run
 wrote (of the `auto` work and of everything the simulator measures on
 the host), as many at a time as --jobs says, and writes the after/before ratio of each (and the as-is one's 95%
@@ -36,6 +37,11 @@ MACHINES = os.path.join(ROOT, "configs", "machines")
 VARIED = ("ghz", "hit_ns", "line_ns_smt", "line_ns_node", "line_ns_remote",
           "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns", "ctxsw_ns",
           "ipc", "smt_throughput")
+# Figures whose estimate is of what lies above a floor: smt_throughput, a
+# core's throughput with two threads over one's, is 1 to 2
+# (lib/sim/machine.c), and what is estimated is its gain over 1, which
+# moves by F (1.25 -> 1.175, 1.325), not the whole (0.875, refused).
+FLOOR = {"smt_throughput": 1.0}
 # what the restricted runs set themselves
 REPLACED = ("--variants=", "--benchmark_out=", "--benchmark_out_format=",
             "--sim=")
@@ -54,6 +60,12 @@ def estimated(values):
     return {key: float(values[key]) for key in VARIED
             if key in values and values[key] != "none" and
             values.get(f"source.{key}", "").lower().startswith("estimate")}
+
+
+def moved(key, value, factor):
+    """KEY's VALUE with its estimated part (above FLOOR) times FACTOR."""
+    floor = FLOOR.get(key, 0.0)
+    return floor + (value - floor) * factor
 
 
 def varied_text(text, key, value):
@@ -192,15 +204,15 @@ def sensitivity_command(argv):
                       f"{args.label}: {name}")
             return ratio(json_out, args.before, args.after, args.metric)
 
-        def moved(key, side, factor):
-            value = figures[key]
-            return one(f"{key}-{side}", varied_text(text, key, value * factor))[0]
+        def rerun(key, side, factor):
+            value = moved(key, figures[key], factor)
+            return one(f"{key}-{side}", varied_text(text, key, value))[0]
 
         doc["base"], doc["base_ci"] = one("as-is", text)
         pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
         try:
-            runs = {key: (pool.submit(moved, key, "low", 1 - args.factor),
-                          pool.submit(moved, key, "high", 1 + args.factor))
+            runs = {key: (pool.submit(rerun, key, "low", 1 - args.factor),
+                          pool.submit(rerun, key, "high", 1 + args.factor))
                     for key in figures}
             for key, (low, high) in runs.items():
                 doc["figures"].append({"figure": key, "value": figures[key],

@@ -38,6 +38,12 @@ class SensitivityTest(unittest.TestCase):
         with self.assertRaises(KscaleError):
             sensitivity.varied_text(MACHINE, "ctxsw_ns", 1)
 
+    def test_a_figure_moves_within_its_range(self):
+        # smt_throughput (1 to 2): its gain over 1 moves, not the 1
+        self.assertAlmostEqual(sensitivity.moved("smt_throughput", 1.25, 0.7), 1.175)
+        self.assertAlmostEqual(sensitivity.moved("smt_throughput", 1.25, 1.3), 1.325)
+        self.assertAlmostEqual(sensitivity.moved("wake_ns", 5300, 0.7), 3710)
+
     def test_the_headlines_point_only(self):
         args = ["--sim=x445", "--variants=none,atomic,percpu", "--mounts=1,2",
                 "--cpus=1,2,4,16", "--path-work-ns=auto", "--benchmark_out=x.json",
