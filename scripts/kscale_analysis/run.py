@@ -45,7 +45,7 @@ written; a run does the same before it runs anything.  One line, 'kscale: CONFIG
 first problem found (2).  With --sensitivity, each headline marked
 --sensitivity is re-run with every estimated figure of its machine moved
 (kscale sim-sensitivity) and the summary says how its ratio moved;
-without it the summary says it was not run (seeds-at-scale: at least 22
+without it the summary says it was not run (seeds-at-scale: some 27
 minutes more on 2 CPUs).
 """
 # a bench's progress lines, "kscale: [k/N] ...": on a terminal only
