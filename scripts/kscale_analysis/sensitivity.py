@@ -5,11 +5,11 @@ rests on the figures of its machine file, some measured, some estimated
 (their `source.KEY` line starts with "estimate").  This runs the
 headline's two points again, first as they are and then with each
 estimated figure of the simulator scaled by 1 - F and 1 + F (F = 0.3;
-smt_throughput's gain over 1, FLOOR), a
-copy of the machine file a time, all with the calibration the as-is run
-wrote (of the `auto` work and of everything the simulator measures on
-the host), as many at a time as --jobs says, and writes the after/before ratio of each (and the as-is one's 95%
-interval: a move inside it is the seeds', not the figure's) to
+smt_throughput's gain over 1, FLOOR), a copy of the machine file a time,
+all with the calibration the as-is run wrote (of the `auto` work and of
+everything the simulator measures on the host), as many at a time as
+--jobs says, and writes the after/before ratio of each (and the as-is
+one's 95% interval: a move inside it is the seeds', not the figure's) to
 RESULTS_DIR/LABEL.sensitivity.BEFORE-AFTER.json, which `kscale summary`
 prints under the table.  Topology (cpus, nodes, threads_per_core,
 line_bytes) is not varied: it is the machine's, not an estimate of a

@@ -270,12 +270,13 @@ def headline_line(results_dir, headline, claims, here=False, unknowns=None,
         if not simulated(results):
             raise KscaleError(f"{what}: --sensitivity: {label}.json was not "
                               "simulated")
-        line.sensitivity_not_run = not sensitivity_run
-        if sensitivity_run:
+        if not sensitivity_run:
+            line.sensitivity_not_run = True
+        else:
             line.sensitivity = sensitivity.read(results_dir, label, before, after)
-        if sensitivity_run and line.sensitivity is None:
-            raise KscaleError(f"{what}: --sensitivity: none written (kscale "
-                              "sim-sensitivity, run by `kscale run`)")
+            if line.sensitivity is None:
+                raise KscaleError(f"{what}: --sensitivity: none written (kscale "
+                                  "sim-sensitivity, run by `kscale run`)")
     if headline.here and not here:
         line.here = headline_line(results_dir, headline, claims, here=True)
         if simulated(line.here.results):
