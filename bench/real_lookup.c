@@ -151,9 +151,8 @@ static void model_counters(struct kscale_run *run, struct lookup_run *lr)
 	dcache_stats(&st);
 	kscale_set_counter(run, "dcache_hit_ratio", (double)sum.hits /
 			   (sum.hits + sum.misses ? sum.hits + sum.misses : 1));
-	kscale_set_counter(run, "dir_lock_wait_pct", 100 *
-			   cycles_to_ns(sum.lock_wait) /
-			   (run->elapsed * 1e9 * run->nr_threads));
+	kscale_set_counter(run, "dir_lock_wait_pct",
+			   kscale_loop_pct(run, cycles_to_ns(sum.lock_wait)));
 	kscale_set_counter(run, "duplicate_dentries", st.duplicates);
 	if (lr->ops->vfs_scale)
 		kscale_set_counter(run, "in_lookup_waits", sum.in_lookup_waits);

@@ -256,8 +256,8 @@ static void fault_counters(struct kscale_run *run, struct fault_run *fr,
 		sigbus += ft->sigbus;
 	}
 	if (has_stat_lock) {
-		kscale_set_counter(run, "stat_lock_wait_pct", 100 * wait_ns /
-				   (run->elapsed * 1e9 * run->nr_threads));
+		kscale_set_counter(run, "stat_lock_wait_pct",
+				   kscale_loop_pct(run, wait_ns));
 		kscale_set_counter(run, "stat_lock_per_fault",
 				   faults ? taken / faults : 0);
 	}

@@ -12,7 +12,8 @@ A run that ends in a lost wake-up fails with one line, not a crash,
 kscale sim-sensitivity moves each estimated figure and nothing else, two
 re-runs at a time as one at a time, and
 kscale sim-validate --published runs a data set to its rows, table and
-plot.  --profile counts each lock class's line transfers per operation.
+plot.  --profile counts each lock class's line transfers per operation,
+and a wait's share of the threads' time counts the drain after the stop.
 
 usage: test_sim_pipeline.py SOURCE_ROOT BUILD_ROOT
 """
@@ -236,6 +237,33 @@ class Transfers(unittest.TestCase):
                              set(), res)
             for c in ('files_lock', 'vfsmount'):
                 self.assertGreater(rows[4][f'res_{c}_transfers'], 0, c)
+
+
+class WaitShares(unittest.TestCase):
+    def test_a_share_of_the_threads_time_counts_the_drain(self):
+        """64 lookups sleeping 1 ms for a disk behind one i_mutex: at the
+        stop 63 still queue for it, and drain it for 63 ms more, 12 times
+        the window.  dir_lock_wait_pct is of the threads' time in their
+        loops, that drain included: most of it, never over 100; without
+        one directory lock, none; and the disks, idle but one under the
+        mutex, queue without it."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'lookup.json')
+            p = subprocess.run(
+                [os.path.join(BUILD, 'bench', 'real_lookup'),
+                 f'--sim={machine_file(d)}', '--variants=i_mutex,immutable',
+                 '--dcache=100', '--fs-io-us=1000', '--fs-lookup-ns=0',
+                 '--disks=2', '--fs-io-depth=1', '--cpus=all*4',
+                 '--oversubscribe', '--duration=0.005', '--warmup=0.001',
+                 f'--benchmark_out={out}'], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            rows = {b['name'].split('/')[2]: b
+                    for b in results(out)['benchmarks']}
+            self.assertGreater(rows['i_mutex']['dir_lock_wait_pct'], 50)
+            self.assertLessEqual(rows['i_mutex']['dir_lock_wait_pct'], 100)
+            self.assertEqual(rows['immutable']['dir_lock_wait_pct'], 0)
+            self.assertEqual(rows['i_mutex']['fs_io_queued_pct'], 0)
+            self.assertGreater(rows['immutable']['fs_io_queued_pct'], 50)
 
 
 class LostWakeup(unittest.TestCase):

@@ -34,6 +34,7 @@ struct kscale_thread {
 	pid_t tid;
 	struct task_struct *task;	/* its model task, for the controller */
 	int class;			/* its workload's ->classes[], set up */
+	double loop_ns;			/* in its loop, the drain after stop too */
 } __attribute__((aligned(2 * SMP_CACHE_BYTES)));
 
 /*
@@ -156,6 +157,22 @@ extern const char *const kscale_perf_symbols[];
  */
 #define KSCALE_PRIMARY_METRIC(name)					\
 	const char kscale_primary_metric[] = name
+
+/*
+ * A share of the threads' time in their loops, in %: of every thread's
+ * time from its loop's start to its end, the drain after the window
+ * included (a waiter queued at the stop still waits its turn), so that
+ * what the threads counted over the same span is at most 100.
+ */
+static inline double kscale_loop_pct(const struct kscale_run *run, double ns)
+{
+	double all = 0;
+	int i;
+
+	for (i = 0; i < run->nr_threads; i++)
+		all += run->threads[i].loop_ns;
+	return all > 0 ? 100 * ns / all : 0;
+}
 
 static inline bool kscale_running(struct kscale_thread *t)
 {

@@ -14,6 +14,7 @@
 #include "../kernel/lockstat.h"
 #include "../kernel/percpu.h"
 #include "../kernel/sched.h"
+#include "../sys/clock.h"
 #include "perf.h"
 #include "progress.h"
 #include "window_run.h"
@@ -219,9 +220,13 @@ void thread_run(struct kscale_bench *b, struct kscale_thread *t,
 		       bool ok)
 {
 	if (ok) {
+		double start;
+
 		if (b->model_sched)
 			sched_task_run();
+		start = span_clock_ns();
 		b->workload->loop(t);
+		t->loop_ns = span_clock_ns() - start;
 	}
 	lockstat_thread_detach();
 	sched_task_exit();

@@ -30,6 +30,8 @@ void sim_relax(void);
  * host's counter.
  */
 uint64_t sim_rdtsc(void);
+/* Virtual ns of the running CPU, its code charged, no read's cost (sim.h). */
+uint64_t sim_now(void);
 /* The running simulated task's, or the host thread's (current_task). */
 struct task_struct *sim_current(void);
 
@@ -45,6 +47,9 @@ struct task_struct *sim_current(void);
  */
 #define rdtsc_ordered()	sim_rdtsc()
 #define rdtsc()		sim_rdtsc()
+
+/* clock.h: the harness's spans, at no cost to the model's time. */
+#define span_clock_ns()	((double)sim_now())
 
 /* delay.h: the running CPU's clock moves on, scaled; the host spins. */
 #define ndelay(ns) do {							\

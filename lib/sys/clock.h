@@ -28,6 +28,18 @@ static inline double now_ns(void)
 }
 
 /*
+ * The harness's own spans (a thread's time in its loop), ns: the monotonic
+ * clock; the simulator's build reads the running CPU's virtual clock at
+ * no cost (lib/sim/arch.h), so that the model's time does not move by it.
+ */
+#ifndef span_clock_ns
+static inline double span_clock_ns(void)
+{
+	return now_ns();
+}
+#endif
+
+/*
  * The calling thread's CPU time, in ns: what a measure of a cost on one
  * thread reads, so that the time the host's other tasks take the CPU
  * away is not counted (beside busy loops and builds, an ordered rdtsc
