@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 from . import REPO, run_cli
-from kscale_analysis import sensitivity, summary
+from kscale_analysis import config, sensitivity, summary
 from kscale_analysis.results import KscaleError
 
 CLAIMS = "seed\ttitle\treported\tmachine\n000\tmount writer counts\t~4x\tNUMA and SMP\n"
@@ -390,6 +390,25 @@ class SummaryTest(unittest.TestCase):
             "000", "000-lockonly", "000-pernode", "000-worst", "002", "002-512p",
             "002-drop", "002-lockonly", "003", "003-immutable", "004", "004-profile",
             "004-randwrite"])
+
+    def test_every_simulated_claim_has_its_mechanism(self):
+        """seeds-at-scale: each headline simulated on the seed's machine
+        names the counter of its mechanism beside the ratio, but the one
+        whose metric is itself the profile (004-profile)."""
+        configs = config.Configs(REPO)
+        configs.load(os.path.join(REPO, "configs", "seeds-at-scale.conf"))
+        seeds = set()
+        for name, headlines in configs.headlines.items():
+            for label, _, _, *options in headlines:
+                simulated = any(a.startswith("--sim=")
+                                for a in configs.run_args[name, label])
+                seed = next(o for o in options if o.startswith("--seed="))
+                if not simulated or seed == "--seed=004-profile":
+                    continue
+                seeds.add(seed)
+                self.assertTrue(any(o.startswith("--mechanism=") for o in options),
+                                f"{name} {label} {seed}")
+        self.assertEqual(len(seeds), 10, seeds)
 
     def test_ratio(self):
         self.assertEqual(summary.fmt_ratio(91.6), "1.92x")
