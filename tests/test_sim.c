@@ -593,6 +593,90 @@ static void test_lost_wakeup_is_caught(void **state)
 	sim_exit();
 }
 
+/* Two tasks that only work on one CPU, each 5 ms of it in 1 us steps. */
+struct turns {
+	uint64_t first[2];
+	int started;
+};
+
+static void turn_task(void *arg)
+{
+	struct turns *s = arg;
+	int me = s->started++, i;
+
+	sched_task_start(0);
+	sched_task_run();
+	s->first[me] = sim_now();
+	for (i = 0; i < 5000; i++) {
+		ndelay(1000);
+		cond_resched();
+	}
+	sched_task_exit();
+}
+
+/*
+ * The tick is the scheduler's setting, made once (sched_set_slice_ns()):
+ * every run of an invocation has it, not the first alone.  In the second
+ * run two tasks of one CPU take turns a 1 ms slice each, so the second
+ * starts at the first's slice's end, not at its end 5 ms later.
+ */
+static void test_the_tick_outlives_a_run(void **state)
+{
+	static struct turns s;
+	char err[128];
+	int run;
+
+	for (run = 0; run < 2; run++) {
+		if (run == 0)
+			start(1);
+		else
+			assert_int_equal(sim_init(&machine, 2, err,
+						  sizeof(err)), 0);
+		memset(&s, 0, sizeof(s));
+		sim_spawn(0, turn_task, &s);
+		sim_spawn(0, turn_task, &s);
+		assert_int_equal(sim_run(UINT64_MAX), 0);
+		assert_true(s.first[1] > s.first[0]);
+		assert_true(s.first[1] < s.first[0] + 1100000);
+		sim_exit();
+	}
+}
+
+struct lone {
+	uint64_t left;
+};
+
+static void lone_spin_task(void *arg)
+{
+	struct lone *l = arg;
+
+	sched_task_start(0);
+	sched_task_run();
+	while (!need_resched())
+		cpu_relax();
+	l->left = sim_now();
+	sched_task_exit();
+}
+
+/*
+ * A task alone on its CPU spinning until need_resched() (5.3's reader on
+ * a free rwsem whose handoff writer sleeps) gets it from the tick once it
+ * has run sched_lone_ns alone, as on the host (sched.h), not never.
+ */
+static void test_lone_spinner_gets_need_resched(void **state)
+{
+	static struct lone l;
+
+	sched_lone_ns = 2000000;
+	start(1);
+	sim_spawn(0, lone_spin_task, &l);
+	assert_int_equal(sim_run(10000000), 0);
+	sched_lone_ns = 0;
+	assert_true(l.left >= 2000000);
+	assert_true(l.left < 2000000 + 20000);
+	sim_exit();
+}
+
 struct early {
 	struct sim_task *task;
 	int a __attribute__((aligned(64)));
@@ -924,6 +1008,8 @@ int main(void)
 		cmocka_unit_test(test_model_disk_in_virtual_time),
 		cmocka_unit_test(test_mutex_excludes_in_the_simulator),
 		cmocka_unit_test(test_lost_wakeup_is_caught),
+		cmocka_unit_test(test_the_tick_outlives_a_run),
+		cmocka_unit_test(test_lone_spinner_gets_need_resched),
 		cmocka_unit_test(test_wakeup_before_the_sleep_is_kept),
 		cmocka_unit_test(test_code_costs_its_blocks),
 		cmocka_unit_test(test_smt_siblings_share_a_core),

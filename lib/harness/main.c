@@ -529,10 +529,10 @@ int main(int argc, char **argv)
 	/* --sim's set-up measured it, or took it from the file */
 	if (!o.sim && tsc_calibrate(err, sizeof(err)))
 		die(m->name, err);
+	sched_lone_ns = SCHED_LONE_NS;
 	sched_init();
 	sched_set_slice_ns(o.slice_us * 1000ull, r.nr_order);
 	sched_preempt_full = o.preempt_full;
-	sched_lone_ns = SCHED_LONE_NS;
 	lockstat_enable(o.profile);
 	lockstat_register_lines(o.sim != NULL);
 	context_add_system(&t, &o);

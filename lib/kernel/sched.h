@@ -87,7 +87,8 @@ extern bool sched_fifo;
  * moved, mm/vmstat.c: SCHED_LONE_NS); a model CPU has none, and a spinner
  * whose wake-up never comes would spin for good.  The benches and the
  * torture set it; the tests that play a spin step by step leave it off.
- * Set before the tasks run.
+ * Set before the tasks run, and in the simulator's build before
+ * sched_set_slice_ns(), which hands it to the engine's tick.
  */
 #define SCHED_LONE_NS	1000000000ull
 extern uint64_t sched_lone_ns;

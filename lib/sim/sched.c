@@ -10,8 +10,9 @@
  * engine (sim.c) in virtual time: a wake-up makes the task runnable on its
  * CPU the machine's wake_ns later (at once behind a running task, which
  * gets need_resched), a switch costs ctxsw_ns, the tick sets need_resched
- * once the running task has had its slice with others waiting, and a
- * timed sleep is a timer event.  Every word a spinner may watch (state,
+ * once the running task has had its slice with others waiting, or
+ * sched_lone_ns alone (set before sched_set_slice_ns()), and a timed
+ * sleep is a timer event.  Every word a spinner may watch (state,
  * on_cpu, need_resched) is written through the coherence model, so a
  * spin on it looks again when it changes.
  */
@@ -75,7 +76,7 @@ void sched_init(void)
 void sched_set_slice_ns(uint64_t ns, int nr_cpus)
 {
 	sched_slice_ns = ns ? ns : sched_default_slice_ns(nr_cpus);
-	sim_set_tick(sched_slice_ns, sched_tick);
+	sim_set_tick(sched_slice_ns, sched_lone_ns, sched_tick);
 }
 
 unsigned long sched_host_sleeps(void)

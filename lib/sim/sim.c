@@ -128,11 +128,19 @@ static struct sim {
 	size_t tls_size;
 	struct sim_task *dead;
 	struct sim_task *all;
-	void (*tick)(int cpu);
-	uint64_t slice;			/* ps */
 	uint64_t code_mark;		/* sim_code_blocks() charged so far */
 	struct sim_stats stats;
 } sim;
+
+/*
+ * The scheduler's tick (sim_set_tick()): set once for every run, so not in
+ * sim, which sim_exit() clears after each.
+ */
+static struct {
+	void (*fn)(int cpu);
+	uint64_t slice;			/* ps */
+	uint64_t lone;			/* ps: a lone task's tick, or 0 */
+} tick;
 
 struct sim_cpu *sim_cpu_running;
 
@@ -305,11 +313,16 @@ static void cpu_resume(struct sim_cpu *c, uint64_t at)
 	ev_push(EV_CPU, c->clock, c, 0);
 }
 
+/*
+ * The running task's next tick: at the end of its slice with others
+ * queued, after lone (if set) alone, as the host's tick (sched.c).
+ */
 static void cpu_tick_arm(struct sim_cpu *c)
 {
-	if (sim.tick && c->curr && c->nr_queued)
-		ev_push(EV_TICK, c->slice_start + sim.slice, c,
-			c->tick_gen);
+	uint64_t period = c->nr_queued ? tick.slice : tick.lone;
+
+	if (tick.fn && c->curr && period)
+		ev_push(EV_TICK, c->slice_start + period, c, c->tick_gen);
 }
 
 static void cpu_switch_in(struct sim_cpu *c, struct sim_task *t)
@@ -329,8 +342,10 @@ static void rq_add(struct sim_cpu *c, struct sim_task *t)
 	else
 		c->rq_head = t;
 	c->rq_tail = t;
-	if (!c->nr_queued++)
+	if (!c->nr_queued++) {
+		c->tick_gen++;		/* the lone tick, if armed, is not it */
 		cpu_tick_arm(c);
+	}
 }
 
 static struct sim_task *rq_pop(struct sim_cpu *c)
@@ -975,10 +990,11 @@ int sim_nr_tasks(void)
 	return sim.nr_tasks;
 }
 
-void sim_set_tick(uint64_t slice_ns, void (*fn)(int cpu))
+void sim_set_tick(uint64_t slice_ns, uint64_t lone_ns, void (*fn)(int cpu))
 {
-	sim.slice = slice_ns * PS;
-	sim.tick = fn;
+	tick.slice = slice_ns * PS;
+	tick.lone = lone_ns * PS;
+	tick.fn = fn;
 }
 
 void sim_sleep(uint64_t timeout_ns)
@@ -1119,10 +1135,10 @@ int sim_run(uint64_t until_ns)
 			break;
 		case EV_TICK:
 			c = e.p;
-			if (c->tick_gen == e.gen && c->curr && c->nr_queued) {
-				sim.tick(c->id);
+			if (c->tick_gen == e.gen && c->curr) {
+				tick.fn(c->id);
 				c->slice_start = e.t;
-				ev_push(EV_TICK, e.t + sim.slice, c, e.gen);
+				cpu_tick_arm(c);
 			}
 			break;
 		}

@@ -113,7 +113,10 @@ int sim_wake(struct sim_task *t);
 void sim_yield_cpu(void);
 /* Move the running task to cpu's queue. */
 void sim_migrate(int cpu);
-/* After slice_ns of the running task with others queued: a tick, fn(cpu). */
-void sim_set_tick(uint64_t slice_ns, void (*fn)(int cpu));
+/*
+ * After slice_ns of the running task with others queued, or lone_ns of
+ * it alone (0: never): a tick, fn(cpu).
+ */
+void sim_set_tick(uint64_t slice_ns, uint64_t lone_ns, void (*fn)(int cpu));
 
 #endif
