@@ -5,8 +5,9 @@
  * loop), a counter under a ticket spinlock, 6.18's queued spinlock,
  * x86's byte spinlock or 2.6.7's ia64 spinlock, or its own per-CPU slot.
  * After the window the counter must equal the operations counted,
- * exactly.
+ * exactly.  A lock's row also counts how often the lock changed hands.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +44,25 @@ struct counter {
 		ia64_spinlock_t ia64_lock;
 	} ____cacheline_aligned;
 	unsigned long locked_count;
+	unsigned long handoffs;		/* locked_count's taken by another */
+	int last_holder;		/* the thread that took it last */
 	struct pcp_count __percpu *pcp;
 };
+
+/*
+ * Under the lock: the count, a hand-off when the thread before was
+ * another (on locked_count's line, which the holder has just written),
+ * and the hold.
+ */
+static inline void locked_bump(struct counter *c, int id)
+{
+	c->locked_count++;
+	if (c->last_holder != id) {
+		c->last_holder = id;
+		c->handoffs++;
+	}
+	ndelay(c->hold_ns);
+}
 
 static void counter_loop(struct kscale_thread *t)
 {
@@ -62,26 +80,22 @@ static void counter_loop(struct kscale_thread *t)
 			break;
 		case QSPINLOCK:
 			qspin_lock(&c->qlock, false);
-			c->locked_count++;
-			ndelay(c->hold_ns);
+			locked_bump(c, t->id);
 			qspin_unlock(&c->qlock);
 			break;
 		case SPINLOCK:
 			spin_lock(&c->lock);
-			c->locked_count++;
-			ndelay(c->hold_ns);
+			locked_bump(c, t->id);
 			spin_unlock(&c->lock);
 			break;
 		case DECB_SPINLOCK:
 			decb_spin_lock(&c->decb_lock);
-			c->locked_count++;
-			ndelay(c->hold_ns);
+			locked_bump(c, t->id);
 			decb_spin_unlock(&c->decb_lock);
 			break;
 		case IA64_SPINLOCK:
 			ia64_spin_lock(&c->ia64_lock);
-			c->locked_count++;
-			ndelay(c->hold_ns);
+			locked_bump(c, t->id);
 			ia64_spin_unlock(&c->ia64_lock);
 			break;
 		case PERCPU:
@@ -138,6 +152,7 @@ static int counter_setup(struct kscale_run *run)
 	c->kind = *(const enum counter_kind *)kscale_row(run)->ops;
 	c->hold_ns = kscale_knob_long(run, "hold_ns");
 	c->think_ns = kscale_knob_long(run, "think_ns");
+	c->last_holder = -1;
 	c->pcp = alloc_percpu(struct pcp_count);
 	if (c->kind == DECB_SPINLOCK)
 		decb_spin_lock_init(&c->decb_lock);
@@ -148,28 +163,32 @@ static int counter_setup(struct kscale_run *run)
 	return 0;
 }
 
+/* A lock's row: a count under a lock, unsigned long, no wrap. */
+static bool locked(enum counter_kind kind)
+{
+	return kind == SPINLOCK || kind == QSPINLOCK ||
+	       kind == DECB_SPINLOCK || kind == IA64_SPINLOCK;
+}
+
 static unsigned long counter_value(struct counter *c)
 {
 	unsigned long sum = 0;
 	int cpu;
 
-	switch (c->kind) {
-	case ATOMIC:
-	case ADD_UNLESS:
-		return (unsigned int)atomic_read(&c->shared);
-	case SPINLOCK:
-	case QSPINLOCK:
-	case DECB_SPINLOCK:
-	case IA64_SPINLOCK:
+	if (locked(c->kind))
 		return c->locked_count;
-	default:
-		for_each_possible_cpu(cpu)
-			sum += (unsigned int)per_cpu(c->pcp, cpu).count;
-		return sum;
-	}
+	if (c->kind == ATOMIC || c->kind == ADD_UNLESS)
+		return (unsigned int)atomic_read(&c->shared);
+	for_each_possible_cpu(cpu)
+		sum += (unsigned int)per_cpu(c->pcp, cpu).count;
+	return sum;
 }
 
-/* int counters wrap; compare modulo 2^32. */
+/*
+ * int counters wrap; compare modulo 2^32.  A lock's row: the share of its
+ * acquisitions that another thread's preceded (1 for a FIFO lock every
+ * thread waits on; near 0 where the last holder retakes it).
+ */
 static int counter_teardown(struct kscale_run *run)
 {
 	struct counter *c = run->priv;
@@ -178,12 +197,12 @@ static int counter_teardown(struct kscale_run *run)
 
 	for (i = 0; i < run->nr_threads; i++)
 		ops += run->threads[i].ops;
-	if (counter_value(c) != (c->kind == SPINLOCK || c->kind == QSPINLOCK ||
-				 c->kind == DECB_SPINLOCK ||
-				 c->kind == IA64_SPINLOCK ?
-				 ops : ops & 0xffffffffUL))
+	if (counter_value(c) != (locked(c->kind) ? ops : ops & 0xffffffffUL))
 		kscale_fail(run, "counter is %lu after %lu increments",
 			    counter_value(c), ops);
+	if (locked(c->kind))
+		kscale_set_counter(run, "lock_handoffs_per_op",
+				   ops ? (double)c->handoffs / ops : 0);
 	free_percpu(c->pcp);
 	free(c);
 	return run->failed ? -1 : 0;

@@ -184,6 +184,23 @@ every[primitives]=$tmp/primitives.json
 check "primitives: every counter equals the increments counted" \
 	"$build/bench/primitives" --cpus=1,2 --hold-ns=0,50 "${tiny[@]}" \
 	--benchmark_out="$tmp/primitives.json"
+handoffs_ok() {
+	/usr/bin/python3 - "$1" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"]
+        if b["run_type"] == "iteration"]
+locks = [b for b in rows if "spinlock" in b["name"].split("/")[2]]
+assert len(locks) == 16, len(locks)
+for b in rows:
+    assert ("lock_handoffs_per_op" in b) == (b in locks), b["name"]
+for b in locks:
+    h = b["lock_handoffs_per_op"]
+    # alone, only the first acquisition (from nobody) is a hand-off
+    assert (0 < h < 1e-3) if b["threads"] == 1 else (0 < h <= 1), b
+PY
+}
+check "primitives: a lock's row counts its hand-offs" \
+	handoffs_ok "$tmp/primitives.json"
 
 # 64 tasks a CPU, a round of their slices (64 x 1.5 ms) well inside the
 # window: every task works in it.  Released one by one through a

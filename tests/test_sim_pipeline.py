@@ -527,9 +527,11 @@ class TicketLockFairness(unittest.TestCase):
     order, so with nothing but the lock (100 ns held, nothing outside)
     every thread's rate is within 10% of the mean at 2..64 CPUs, on each
     of three seeds (0.02 s: 30 acquisitions a thread at 48 CPUs, so one
-    more is 3%).  With one grace slot a line, or the releasing CPU
-    retaking the lock before a waiter's request took effect, one CPU
-    ran whole bursts of acquisitions while the others waited."""
+    more is 3%), and every acquisition follows another thread's
+    (`lock_handoffs_per_op`).  With one grace slot a line, or the
+    releasing CPU retaking the lock before a waiter's request took
+    effect, one CPU ran whole bursts of acquisitions while the others
+    waited.  Alone, a CPU never hands a lock over."""
 
     RUNS = [('amd-48core-opteron-2010', [2, 4, 8, 16, 32, 48]),
             ('hpe-superdome-flex-512', [64])]
@@ -549,14 +551,31 @@ class TicketLockFairness(unittest.TestCase):
                     mean = b['thread_ops_per_sec_mean']
                     lines.append((machine, b['threads'],
                                   b['thread_ops_per_sec_min'] / mean,
-                                  b['thread_ops_per_sec_max'] / mean))
+                                  b['thread_ops_per_sec_max'] / mean,
+                                  b['lock_handoffs_per_op']))
         report = '\n'.join(f'{m} {n:3d}: min {lo:.3f} max {hi:.3f} of the '
-                            f'mean' for m, n, lo, hi in lines)
+                            f'mean, {h:.4f} hand-offs an acquisition'
+                            for m, n, lo, hi, h in lines)
         print('\n' + report)
         self.assertEqual(len(lines), 3 * 7, msg=report)
-        for _, _, lo, hi in lines:
+        for _, _, lo, hi, handoffs in lines:
             self.assertGreaterEqual(lo, 0.9, msg=report)
             self.assertLessEqual(hi, 1.1, msg=report)
+            self.assertGreaterEqual(handoffs, 0.99, msg=report)
+
+    def test_alone_a_lock_is_never_handed_over(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'one.json')
+            run(['--sim=amd-48core-opteron-2010', '--cpus=1',
+                 '--variants=spinlock,qspinlock,decb_spinlock,ia64_spinlock',
+                 '--hold-ns=100', '--duration=0.002', '--warmup=0.0005',
+                 f'--benchmark_out={out}'])
+            for b in results(out)['benchmarks']:
+                # the first acquisition only, from nobody: one in 20,000
+                self.assertLess(b['lock_handoffs_per_op'], 1e-4,
+                                msg=b['name'])
+                self.assertGreater(b['lock_handoffs_per_op'], 0,
+                                   msg=b['name'])
 
 
 class TicketLockCollapse(unittest.TestCase):
