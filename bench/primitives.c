@@ -44,22 +44,22 @@ struct counter {
 		ia64_spinlock_t ia64_lock;
 	} ____cacheline_aligned;
 	unsigned long locked_count;
-	unsigned long handoffs;		/* locked_count's taken by another */
-	int last_holder;		/* the thread that took it last */
+	unsigned long handoffs;		/* takes that followed another's */
+	int last_holder;		/* the thread that took it last, or -1 */
 	struct pcp_count __percpu *pcp;
 };
 
 /*
- * Under the lock: the count, a hand-off when the thread before was
- * another (on locked_count's line, which the holder has just written),
- * and the hold.
+ * Under the lock: the count, a hand-off when another thread took it last
+ * (on locked_count's line, which the holder has just written), and the
+ * hold.
  */
 static inline void locked_bump(struct counter *c, int id)
 {
 	c->locked_count++;
 	if (c->last_holder != id) {
+		c->handoffs += c->last_holder >= 0;
 		c->last_holder = id;
-		c->handoffs++;
 	}
 	ndelay(c->hold_ns);
 }

@@ -195,8 +195,8 @@ for b in rows:
     assert ("lock_handoffs_per_op" in b) == (b in locks), b["name"]
 for b in locks:
     h = b["lock_handoffs_per_op"]
-    # alone, only the first acquisition (from nobody) is a hand-off
-    assert (0 < h < 1e-3) if b["threads"] == 1 else (0 < h <= 1), b
+    # alone, a lock is never handed over
+    assert h == 0 if b["threads"] == 1 else 0 <= h <= 1, b
 PY
 }
 check "primitives: a lock's row counts its hand-offs" \
