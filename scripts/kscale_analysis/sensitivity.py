@@ -33,6 +33,8 @@ USAGE = (f"{PROG} --results-dir=DIR --label=LABEL --before=SEL --after=SEL "
          "[--metric=NAME] [--factor=F] [--jobs=N] -- BINARY ARGS...")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 MACHINES = os.path.join(ROOT, "configs", "machines")
+# each estimate times 1 - FACTOR and 1 + FACTOR, unless --factor says
+FACTOR = 0.3
 # the costs the simulator reads (lib/sim/machine.c), which an estimate moves
 VARIED = ("ghz", "hit_ns", "line_ns_smt", "line_ns_node", "line_ns_remote",
           "mem_ns_local", "mem_ns_remote", "atomic_ns", "wake_ns", "ctxsw_ns",
@@ -157,8 +159,9 @@ def build_parser():
     parser.add_argument("--after", required=True, metavar="SEL",
                         help="the headline's after selector")
     parser.add_argument("--metric", help="default: the model's primary one")
-    parser.add_argument("--factor", type=float, default=0.3, metavar="F",
-                        help="each estimate times 1 - F and 1 + F (default 0.3)")
+    parser.add_argument("--factor", type=float, default=FACTOR, metavar="F",
+                        help="each estimate times 1 - F and 1 + F (default "
+                        f"{FACTOR:g})")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                         metavar="N",
                         help="re-runs at a time after the as-is one: simulated "

@@ -628,7 +628,8 @@ def sensitivity_note(line):
     if line.sensitivity_not_run:
         return (f"Sensitivity of {line.headline.seed}: not run (`kscale run "
                 "--sensitivity` re-runs its simulated ratio with each estimated "
-                "figure of the machine 30% lower and higher)")
+                f"figure of the machine {sensitivity.FACTOR:.0%} lower and "
+                "higher)")
     doc = line.sensitivity
     base, factor, figures = doc["base"], doc["factor"], doc["figures"]
 
